@@ -3,7 +3,7 @@
  * A tile scan in shared memory (SCAN_TILE elements per tile) run in place,
  * applied level by level: scan every tile and keep its total, scan the
  * totals the same way, add them back, until one tile holds the totals.
- * Works for any n from 0 to 2^31 - 1 (five levels at most).
+ * Works for any n from 0 to 2^31 - 1 (four levels at most: 256^4 = 2^32).
  *
  * Contract of every scan below:
  * - data is input and output: in place, on the given stream;

@@ -104,7 +104,10 @@ int hx_check_same_values(const char *what, const int *got, const int *want,
  *     holding a positive (n if none). Among the bases b in [p-2, p+2]
  *     clamped to [0, n], take the one at which the most of the input's
  *     positives, in input order, sit at got[b + r] (r = 0, 1, ...); ties go
- *     to the base nearest p, then the smaller. This sees a kernel whose
+ *     to the base nearest p, then the smaller; a base other than p must
+ *     line up more than half of the input's positives, else p is taken
+ *     (chance matches in a scrambled group are not a shift). This sees a
+ *     kernel whose
  *     positive base is one slot early even when a zero overwrote the first
  *     positive in the race for the shared slot.
  *   found_b1 = min(first slot holding a zero (n if none), found_b2).

@@ -1,0 +1,24 @@
+/* corpus/signature_int_n: expected signature: n is int, not size_t, so the object defines
+ * scatterThreeWay(..., int, ...) and not the declared kernel. */
+#include <cstddef>
+__global__ void scatterThreeWay(const int* __restrict__ in,
+                                const int* __restrict__ negRank,
+                                const int* __restrict__ zeroRank,
+                                int* __restrict__ out, int n,
+                                const int* __restrict__ totalNeg,
+                                const int* __restrict__ totalZero)
+{
+    const size_t a = (size_t)*totalNeg;
+    const size_t ab = a + (size_t)*totalZero;
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (size_t)n;
+         i += stride) {
+        const int v = in[i];
+        const size_t nr = (size_t)negRank[i], zr = (size_t)zeroRank[i];
+        size_t dst;
+        if (v < 0) dst = nr;
+        else if (v == 0) dst = a + zr;
+        else dst = ab + (i - nr - zr);
+        out[dst] = v;
+    }
+}
