@@ -5,7 +5,7 @@
 #   make run             build and run the main lab (day33-compaction)
 #   make check           host tests, every lab compiled, and the GPU
 #                        self-checks where a GPU is present
-#   make grade SUBMISSIONS=<class folder> [OUT=grades]
+#   make grade SUBMISSIONS=<class folder> [OUT=grades] [GRADE_FLAGS="--jobs 8"]
 #   make day31-scan | day33-compaction | day33-exercise-threeway | harness
 #   make clean
 #
@@ -42,7 +42,7 @@ check: all
 
 grade:
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<class folder> [OUT=grades]"; exit 2; }
-	python3 harness/grade.py "$(SUBMISSIONS)" --out "$(OUT)"
+	python3 harness/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(GRADE_FLAGS)
 
 clean:
 	$(MAKE) -C harness clean
