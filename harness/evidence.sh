@@ -29,8 +29,9 @@ for part in $parts; do
         $cap "$t" ./day31-scan/scan --check
         $cap "$t" ./day31-scan/scan
         $cap "$t" ./day31-scan/scan --n 8387997
+        $cap "$t" $san --tool memcheck --leak-check full ./day31-scan/scan --n 100000 --runs 2 --warmup 1
         for tool in memcheck racecheck synccheck initcheck; do
-            $cap "$t" $san --tool $tool ./day31-scan/scan --n 100000 --runs 1 --warmup 0
+            $cap "$t" $san --tool $tool ./day31-scan/scan --check --n 100000
         done
         ;;
     day33)
@@ -41,22 +42,32 @@ for part in $parts; do
         for tool in memcheck racecheck synccheck; do
             $cap "$t" $san --tool $tool ./day33-compaction/compaction --n 100000 --runs 1 --warmup 0
         done
+        $cap "$t" $san --tool memcheck ./day33-compaction/compaction --check --n 100001
         ;;
     threeway)
         t=$dest/day33-exercise-threeway.txt
-        $cap "$t" make -s -C day33-exercise-threeway solution
-        $cap "$t" ./day33-exercise-threeway/threeway-solution
-        $cap "$t" ./day33-exercise-threeway/threeway --check
-        $cap "$t" make -s -C day33-exercise-threeway STUDENT=../harness/grade-tests/corpus/boundary/threeway.cu BIN=threeway-boundary
-        $cap "$t" ./day33-exercise-threeway/threeway-boundary --check
-        $cap "$t" make -s -C day33-exercise-threeway STUDENT=../harness/grade-tests/corpus/order/threeway.cu BIN=threeway-order
-        $cap "$t" ./day33-exercise-threeway/threeway-order --check
-        $cap "$t" $san --tool memcheck ./day33-exercise-threeway/threeway-solution --n 100000 --check
+        ex=day33-exercise-threeway
+        $cap "$t" make -s -C $ex solution
+        $cap "$t" ./$ex/threeway-solution
+        $cap "$t" make -s -C $ex starter-fails
+        $cap "$t" ./$ex/threeway --check
+        for kind in boundary order; do
+            $cap "$t" make -s -C $ex STUDENT=../harness/grade-tests/corpus/$kind/threeway.cu
+            $cap "$t" ./$ex/threeway --check
+        done
+        $cap "$t" make -s -C $ex STUDENT=threeway.cu
+        $cap "$t" $san --tool memcheck ./$ex/threeway-solution --n 100000 --check
+        $cap "$t" $san --tool memcheck ./$ex/threeway-solution --n 65537 --check
         ;;
     grading)
         t=$dest/grading.txt
         $cap "$t" python3 harness/grade-tests/run_tests.py
-        $cap "$t" bash harness/grade-tests/class100.sh
+        $cap "$t" env JOBS=16 bash harness/grade-tests/time-class.sh 100
+        rm -rf /tmp/sc /tmp/sc-out; mkdir -p /tmp/sc
+        cp -r harness/grade-tests/corpus/pass harness/grade-tests/corpus/out_of_bounds harness/grade-tests/corpus/order /tmp/sc/
+        $cap "$t" python3 harness/grade.py /tmp/sc --out /tmp/sc-out --sanitize --jobs 3
+        $cap "$t" cat /tmp/sc-out/grades.csv
+        $cap "$t" cat /tmp/sc-out/order/results.json
         ;;
     *) echo "evidence.sh: unknown part $part"; exit 2 ;;
     esac
