@@ -9,7 +9,7 @@
 #              the reference solution, timed
 # With no PART, all four. Set COMMIT to the commit being captured (the GPU
 # machine's copy of the tree has no .git). Copy the files into the day
-# folders (day31-scan/evidence.txt, ...) and commit them.
+# folders (day31-scan/evidence-h200.txt, ...; named for the GPU) and commit them.
 set -u
 dest=${1:?usage: evidence.sh DEST [day31|day33|threeway|grading]...}
 shift
