@@ -30,7 +30,7 @@ day31-scan day33-compaction:
 day33-exercise-threeway:
 	$(MAKE) -C $@ build-all
 
-run: day33-compaction
+run: all
 	$(MAKE) -C day33-compaction run
 
 # Host tests first (no GPU needed), then the GPU self-checks (skipped, with
