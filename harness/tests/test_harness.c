@@ -955,6 +955,31 @@ static void test_check_same(void)
     EXPECT_LL(hx_check_same_values("x", got, want, 100, &r, NULL), 0);
     EXPECT_LL(r.out_of_order, 2);
 
+    t_context("same_values negatives and extremes");
+    {
+        /* The multiset compare sorts by radix with the sign bit flipped:
+         * negatives, INT_MIN and INT_MAX must order like plain ints. */
+        int w2[8] = {-5, 3, INT_MIN, 0, INT_MAX, -1, 3, -70000};
+        int g2[8] = {3, INT_MAX, -70000, -1, 0, INT_MIN, -5, 3};
+        EXPECT_LL(hx_check_same_values("x", g2, w2, 8, &r, NULL), 0);
+        EXPECT_LL(r.out_of_order, 8);
+        g2[0] = -3;   /* one 3 replaced: a 3 missing, a -3 extra */
+        EXPECT_LL(hx_check_same_values("x", g2, w2, 8, &r, NULL), 1);
+        EXPECT_LL(r.missing, 1);
+        EXPECT_LL(r.extra, 1);
+        EXPECT_LL(r.first_missing_value, 3);
+        /* A sort in unsigned order would put -1 after 2 and make the
+         * merge count two missing and two extra here. */
+        w2[0] = -1;
+        w2[1] = 2;
+        g2[0] = 1;
+        g2[1] = -1;
+        EXPECT_LL(hx_check_same_values("x", g2, w2, 2, &r, NULL), 1);
+        EXPECT_LL(r.missing, 1);
+        EXPECT_LL(r.extra, 1);
+        EXPECT_LL(r.first_missing_value, 2);
+    }
+
     t_context("same_values missing");
     got[10] = want[10];
     got[11] = want[11];
