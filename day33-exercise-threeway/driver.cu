@@ -28,7 +28,7 @@
  * Grade mode (the grading tool's interface; stdout is for humans only):
  *   ./threeway --grade --result FILE [--n N] [--seed S] [--mix NAME]
  *              [--grid G] [--block B] [--repeat K] [--time]
- *              [--runs R] [--warmup W]
+ *              [--runs R] [--warmup W] [--lock LOCKFILE]
  *   runs one configuration: n = N (default 8387997), the input mix NAME
  *   (an hx_mix_name value, default thirds; --help lists them), G = 0 the
  *   normal grid (default) or G > 0 blocks, of B threads (default 256;
@@ -53,14 +53,19 @@
  *     "partition_ms"  the two-way partition: 1 mark + 1 scan + scatter
  *     "copy_ms"       copyInts over the same n
  *     "x_copy"        split_ms / copy_ms
+ *   --lock LOCKFILE: the GPU lock the grading tool shares between its
+ *   runs (hx_lock.h): the GPU work of the checks is done holding it
+ *   shared, the timed loops holding it exclusive. Without it nothing is
+ *   locked.
  *   Exit codes: 0 the file was written (whatever the status), 2 bad
- *   arguments or FILE not writable, 3 no GPU, 4 a CUDA error or a kernel
+ *   arguments, FILE not writable or LOCKFILE not usable, 3 no GPU, 4 a CUDA error or a kernel
  *   fault (the CUDA error line on stderr, no file), 5 n does not fit.
  */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <cstdint>
+#include <cerrno>
 
 #include "hx_cuda.h"
 #include "hx_args.h"
@@ -68,6 +73,7 @@
 #include "hx_ref.h"
 #include "hx_check.h"
 #include "hx_guard.h"
+#include "hx_lock.h"
 #include "hx_time.h"
 #include "../day31-scan/tile_scan.h"
 
@@ -463,23 +469,41 @@ typedef struct {
     double copy, partition, split, scatter;   /* mean ms */
 } Times;
 
+/* Takes the GPU lock (hx_lock.h; a disabled lock does nothing); a lock
+ * that cannot be taken is the grading tool's problem: exit 2. */
+static void lockGpu(hx_gpu_lock *lock, hx_lock_kind kind)
+{
+    if (hx_gpu_lock_take(lock, kind)) {
+        fprintf(stderr, "%s: cannot take the GPU lock (--lock): %s\n", PROG,
+                strerror(errno));
+        exit(HX_EXIT_USAGE);
+    }
+}
+
 /* Checks each row, then times it; returns 0, or 1 when a row failed its
- * check (nothing is timed then). */
+ * check (nothing is timed then). The checks run with lock held shared,
+ * the timed loops with it exclusive; the caller holds nothing. */
 static int timeRows(Problem *p, unsigned grid, unsigned block,
-                    const hx_opts *o, Times *t)
+                    const hx_opts *o, Times *t, hx_gpu_lock *lock)
 {
     Work w = {p, grid, block};
     hx_partition(p->hIn, p->hRef, p->n, hx_pred_negative);
-    if (checkEqualRow("copyInts", workCopy, &w, p->hIn) ||
+    lockGpu(lock, HX_LOCK_SHARED);
+    const int failed =
+        checkEqualRow("copyInts", workCopy, &w, p->hIn) ||
         checkEqualRow("two-way partition", workPartition, &w, p->hRef) ||
         checkSplitRow("three-way split", workSplit, &w) ||
-        checkSplitRow("scatterThreeWay alone", workScatter, &w))
+        checkSplitRow("scatterThreeWay alone", workScatter, &w);
+    hx_gpu_lock_release(lock);
+    if (failed)
         return 1;
+    lockGpu(lock, HX_LOCK_EXCLUSIVE);
     t->copy = hx_time(workCopy, &w, o->warmup, o->runs).mean_ms;
     t->partition = hx_time(workPartition, &w, o->warmup, o->runs).mean_ms;
     t->split = hx_time(workSplit, &w, o->warmup, o->runs).mean_ms;
     /* workSplit left the ranks in place: the scatter alone reads them. */
     t->scatter = hx_time(workScatter, &w, o->warmup, o->runs).mean_ms;
+    hx_gpu_lock_release(lock);
     return 0;
 }
 
@@ -494,7 +518,9 @@ static int timeStudent(const hx_device *dev, size_t n, const hx_opts *o)
            o->runs, o->warmup);
     hx_warn_if_cached(dev, n * sizeof(int), stdout);
     Times t;
-    if (timeRows(&p, p.grid, BLOCK, o, &t)) {
+    hx_gpu_lock none;
+    hx_gpu_lock_open(&none, NULL);
+    if (timeRows(&p, p.grid, BLOCK, o, &t, &none)) {
         printf("a timed row failed its check: nothing was timed\n");
         problemFree(&p);
         return 1;
@@ -529,7 +555,7 @@ static int timeStudent(const hx_device *dev, size_t n, const hx_opts *o)
 
 typedef struct {
     int grade, time;
-    const char *mix, *result;
+    const char *mix, *result, *lock;
     const char *grid, *block, *repeat;   /* as given */
     hx_mix mixValue;                     /* parsed by parseGradeArgs */
     size_t gridValue, blockValue, repeatValue;
@@ -541,16 +567,16 @@ typedef struct {
 static int takeGradeArgs(int *argc, char **argv, GradeArgs *a)
 {
     static const char *const valued[] = {"--mix", "--result", "--grid",
-                                         "--block", "--repeat"};
+                                         "--block", "--repeat", "--lock"};
     const char **slot[] = {&a->mix, &a->result, &a->grid, &a->block,
-                           &a->repeat};
+                           &a->repeat, &a->lock};
     int keep = 1;
     for (int i = 1; i < *argc; ++i) {
         const char *s = argv[i];
         if (!strcmp(s, "--grade")) { a->grade = 1; continue; }
         if (!strcmp(s, "--time")) { a->time = 1; continue; }
         int taken = 0;
-        for (int k = 0; k < 5 && !taken; ++k) {
+        for (int k = 0; k < 6 && !taken; ++k) {
             const size_t len = strlen(valued[k]);
             if (strncmp(s, valued[k], len)) continue;
             if (s[len] == '=') {
@@ -640,10 +666,18 @@ static int gradeMode(const hx_device *dev, const hx_opts *o,
     const size_t gridArg = a->gridValue, block = a->blockValue,
                  repeat = a->repeatValue;
 
+    hx_gpu_lock lock;
+    if (hx_gpu_lock_open(&lock, a->lock)) {
+        fprintf(stderr, "%s: cannot open the GPU lock %s: %s\n", PROG,
+                a->lock, strerror(errno));
+        return HX_EXIT_USAGE;
+    }
     Problem p;
     problemAlloc(&p, dev, n);
     const unsigned blocks =
         gridArg ? (unsigned)gridArg : hx_grid_for(dev, n, (unsigned)block);
+    /* The checks' GPU work, shared with other checking runs. */
+    lockGpu(&lock, HX_LOCK_SHARED);
     problemFill(&p, mix, o->seed);
     prepareRanks(&p);
     checkRanks(&p);
@@ -669,12 +703,13 @@ static int gradeMode(const hx_device *dev, const hx_opts *o,
         }
         free(first);
     }
+    hx_gpu_lock_release(&lock);
     const char *status = disagree >= 0 ? "nondeterministic" : statusOf(kind);
 
     Times t = {0, 0, 0, 0};
     int timed = 0;
     if (a->time && disagree < 0 && kind == HX_SPLIT_PASS) {
-        if (timeRows(&p, blocks, (unsigned)block, o, &t)) {
+        if (timeRows(&p, blocks, (unsigned)block, o, &t, &lock)) {
             /* The first launch passed and this one did not: that is a
              * kernel whose output changes from run to run. */
             status = "nondeterministic";
@@ -765,8 +800,8 @@ static void buildUsage(char *buf, size_t len)
              "size only.\n"
              "Grade mode (for the grading tool): --grade --result FILE "
              "[--n N]\n[--seed S] [--mix %s]\n[--grid G (0: normal)] "
-             "[--block B (256)] [--repeat K] [--time] runs one\n"
-             "configuration and writes one line of JSON to FILE (see "
+             "[--block B (256)] [--repeat K] [--time]\n[--lock F] runs one "
+             "configuration and writes one line of JSON to FILE\n(see "
              "driver.cu).\n",
              mixes);
 }
@@ -787,9 +822,9 @@ int main(int argc, char **argv)
     rc = hx_parse_args(argc, argv, &o, 0, PROG, usage);
     if (rc != HX_EXIT_OK || o.help) return rc;
     if (!ga.grade && (ga.time || ga.mix || ga.result || ga.grid || ga.block ||
-                      ga.repeat)) {
-        fprintf(stderr, "%s: --mix, --grid, --block, --repeat, --result and "
-                        "--time go with --grade (try --help)\n",
+                      ga.repeat || ga.lock)) {
+        fprintf(stderr, "%s: --mix, --grid, --block, --repeat, --result, "
+                        "--time and --lock go with --grade (try --help)\n",
                 PROG);
         return HX_EXIT_USAGE;
     }

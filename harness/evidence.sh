@@ -5,15 +5,15 @@
 #   day33      compaction --check, the default size, --n 8387997, sanitizers
 #   threeway   the reference passing, the starter failing, the two wrong
 #              kernels' reports, memcheck of the reference
-#   grading    the grading tool over its corpus, and a class of 100 copies of
-#              the reference solution, timed
-# With no PART, all four. Set COMMIT to the commit being captured (the GPU
+#   grading    the grading tool over its corpus, and its --sanitize option
+#   class      a class of 100 copies of the reference solution, timed
+# With no PART, all five. Set COMMIT to the commit being captured (the GPU
 # machine's copy of the tree has no .git). Copy the files into the day
 # folders (day31-scan/evidence-h200.txt, ...; named for the GPU) and commit them.
 set -u
-dest=${1:?usage: evidence.sh DEST [day31|day33|threeway|grading]...}
+dest=${1:?usage: evidence.sh DEST [day31|day33|threeway|grading|class]...}
 shift
-parts=${*:-day31 day33 threeway grading}
+parts=${*:-day31 day33 threeway grading class}
 cd "$(dirname "$0")/.." || exit 2
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
@@ -62,12 +62,15 @@ for part in $parts; do
     grading)
         t=$dest/grading.txt
         $cap "$t" python3 harness/grade-tests/run_tests.py
-        $cap "$t" env JOBS=16 bash harness/grade-tests/time-class.sh 100
         rm -rf /tmp/sc /tmp/sc-out; mkdir -p /tmp/sc
         cp -r harness/grade-tests/corpus/pass harness/grade-tests/corpus/out_of_bounds harness/grade-tests/corpus/order /tmp/sc/
         $cap "$t" python3 harness/grade.py /tmp/sc --out /tmp/sc-out --sanitize --jobs 3
         $cap "$t" cat /tmp/sc-out/grades.csv
         $cap "$t" cat /tmp/sc-out/order/results.json
+        ;;
+    class)
+        t=$dest/class.txt
+        $cap "$t" env JOBS=16 bash harness/grade-tests/time-class.sh 100
         ;;
     *) echo "evidence.sh: unknown part $part"; exit 2 ;;
     esac

@@ -245,35 +245,17 @@ def kill_group(pgid):
 
 
 # ---------------------------------------------------------------------------
-# The GPU lock: correctness runs share a GPU; a timing run has it alone.
+# The GPU lock: checking runs share a GPU; a timing run's timed loops have
+# it alone. The drivers take it themselves (--lock, harness/hx_lock.h),
+# only around their GPU work: creating a CUDA context, which the driver
+# does one process at a time (about 0.2 s each on an H200), and the host
+# work of every run overlap, timing runs included. One lock file per GPU
+# in the grading run's state folder; the kernel drops a dead run's lock.
 
-class SharedExclusive:
-    def __init__(self):
-        self.cond = threading.Condition()
-        self.readers = 0
-        self.writer = False
-        self.waiting_writers = 0
-
-    def acquire(self, exclusive):
-        with self.cond:
-            if exclusive:
-                self.waiting_writers += 1
-                while self.writer or self.readers:
-                    self.cond.wait()
-                self.waiting_writers -= 1
-                self.writer = True
-            else:
-                while self.writer or self.waiting_writers:
-                    self.cond.wait()
-                self.readers += 1
-
-    def release(self, exclusive):
-        with self.cond:
-            if exclusive:
-                self.writer = False
-            else:
-                self.readers -= 1
-            self.cond.notify_all()
+def gpu_lock_path(cfg, gpu):
+    name = "gpu-%s.lock" % (re.sub(r"[^A-Za-z0-9_-]", "_", gpu)
+                            if gpu is not None else "default")
+    return os.path.join(cfg.state, name)
 
 
 # ---------------------------------------------------------------------------
@@ -700,7 +682,7 @@ def run_driver(cfg, binary, n, mix, grid_block, seed, gpu, timing=False,
         cmd = [binary, "--grade", "--n", str(n), "--seed", str(seed),
                "--mix", mix, "--grid", str(grid), "--block", str(block),
                "--repeat", str(1 if timing else REPEAT), "--result",
-               result_path]
+               result_path, "--lock", gpu_lock_path(cfg, gpu)]
         if timing:
             cmd.append("--time")
         timeout = cfg.timeout
@@ -711,13 +693,8 @@ def run_driver(cfg, binary, n, mix, grid_block, seed, gpu, timing=False,
         env = dict(os.environ)
         if gpu is not None:
             env["CUDA_VISIBLE_DEVICES"] = gpu
-        lock = cfg.gpu_locks[gpu]
-        lock.acquire(timing)
-        try:
-            r = run_limited(cmd, tmp, timeout, env=env, fsize=64 << 20,
-                            data=cfg.mem_limit << 20)
-        finally:
-            lock.release(timing)
+        r = run_limited(cmd, tmp, timeout, env=env, fsize=64 << 20,
+                        data=cfg.mem_limit << 20)
         result = None
         if os.path.isfile(result_path):
             try:
@@ -727,8 +704,10 @@ def run_driver(cfg, binary, n, mix, grid_block, seed, gpu, timing=False,
                     result = None
             except (OSError, ValueError):
                 result = None
-        rec = {"cmd": " ".join(cmd[:1] + [c for c in cmd[1:]
-                                          if c != result_path]),
+        shown = [c for c in cmd if c != result_path]
+        if "--lock" in shown:
+            del shown[shown.index("--lock"):shown.index("--lock") + 2]
+        rec = {"cmd": " ".join(shown),
                "output": "--- stdout\n%s\n--- stderr\n%s"
                          % (r["out"].text(), r["err"].text()),
                "wall": r["wall"], "result": result, "rc": r["rc"]}
@@ -1261,7 +1240,6 @@ def grade_main(argv):
     cfg.reference = os.path.abspath(args.reference)
     cfg.gpus = [g.strip() for g in args.gpus.split(",")] if args.gpus \
         else [None]
-    cfg.gpu_locks = {g: SharedExclusive() for g in cfg.gpus}
     cfg.ref_x_copy, cfg.perf_note = None, "not measured"
     os.makedirs(cfg.state, exist_ok=True)
     log("grade.py: nvcc %s, ARCH=\"%s\" (%s), seed %d, timeout %g s, "

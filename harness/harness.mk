@@ -29,7 +29,7 @@ HX_CFLAGS := $(CFLAGS) $(HX_WARN) -I$(CUDA_HOME)/include
 NVCC_ALL  := $(NVCCFLAGS) -std=c++17 $(GENCODE) -I$(HX_DIR) -Xcompiler -Wall
 
 BUILD     ?= build
-HX_MODS   := hx_cuda hx_args hx_input hx_ref hx_check hx_guard hx_time
+HX_MODS   := hx_cuda hx_args hx_input hx_ref hx_check hx_guard hx_time hx_lock
 HX_HDRS   := $(foreach m,$(HX_MODS),$(HX_DIR)/$(m).h)
 HX_OBJS   := $(foreach m,$(HX_MODS),$(BUILD)/hx/$(m).o)
 

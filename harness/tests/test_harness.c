@@ -22,6 +22,7 @@
 #include "hx_check.h"
 #include "hx_cuda.h"
 #include "hx_input.h"
+#include "hx_lock.h"
 #include "hx_ref.h"
 #include "hx_time.h"
 
@@ -30,6 +31,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- the runner -------------------------------------------------------- */
@@ -1707,6 +1713,137 @@ static void test_table(void)
     t_context("%s", "");
 }
 
+/* ---- the GPU lock (hx_lock.c) ------------------------------------------ */
+
+/* A child that opens the lock file, takes kind (waiting), writes 'T' to
+ * its status pipe, then holds the lock until its control pipe is written
+ * or closed. */
+typedef struct {
+    pid_t pid;
+    int status, control;   /* parent's ends */
+} t_holder;
+
+static t_holder t_hold(const char *path, hx_lock_kind kind)
+{
+    int st[2], ct[2];
+    t_holder h = {-1, -1, -1};
+    if (pipe(st) || pipe(ct))
+        return h;
+    h.pid = fork();
+    if (h.pid == 0) {
+        close(st[0]);
+        close(ct[1]);
+        hx_gpu_lock l;
+        char c = 'T', go;
+        if (hx_gpu_lock_open(&l, path) || hx_gpu_lock_take(&l, kind))
+            c = 'E';
+        if (write(st[1], &c, 1) != 1) _exit(3);
+        if (read(ct[0], &go, 1) < 0) _exit(3);
+        hx_gpu_lock_close(&l);
+        _exit(0);
+    }
+    close(st[1]);
+    close(ct[0]);
+    h.status = st[0];
+    h.control = ct[1];
+    return h;
+}
+
+static char t_holder_state(const t_holder *h)
+{
+    char c = '?';
+    if (read(h->status, &c, 1) != 1) c = '?';
+    return c;
+}
+
+static int t_holder_end(t_holder *h)
+{
+    int ws = 0;
+    char go = 'G';
+    if (write(h->control, &go, 1) != 1) return -1;
+    close(h->control);
+    close(h->status);
+    waitpid(h->pid, &ws, 0);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+}
+
+static void t_sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Tries kind from this process until it is busy (1) or 5 s pass (0). */
+static int t_becomes_busy(hx_gpu_lock *l, hx_lock_kind kind)
+{
+    for (int k = 0; k < 500; ++k) {
+        const int rc = hx_gpu_lock_try(l, kind);
+        if (rc == 1) return 1;
+        if (rc == 0) hx_gpu_lock_release(l);
+        t_sleep_ms(10);
+    }
+    return 0;
+}
+
+static void test_gpu_lock(void)
+{
+    t_context("the GPU lock");
+    hx_gpu_lock off;
+    EXPECT(hx_gpu_lock_open(&off, NULL) == 0 && off.fd == -1);
+    EXPECT(hx_gpu_lock_take(&off, HX_LOCK_EXCLUSIVE) == 0);
+    hx_gpu_lock_release(&off);
+    EXPECT(hx_gpu_lock_try(&off, HX_LOCK_SHARED) == 0);
+    hx_gpu_lock_close(&off);
+
+    char path[] = "/tmp/hx-lock-test-XXXXXX";
+    const int fd = mkstemp(path);
+    EXPECT(fd >= 0);
+    if (fd < 0) return;
+    close(fd);
+    hx_gpu_lock me;
+    EXPECT(hx_gpu_lock_open(&me, path) == 0 && me.fd >= 0);
+    hx_gpu_lock bad;
+    EXPECT(hx_gpu_lock_open(&bad, "/nonexistent-dir/hx.lock") == -1);
+
+    /* Alone: both kinds are free; taking twice is refused. */
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_EXCLUSIVE) == 0);
+    EXPECT(hx_gpu_lock_take(&me, HX_LOCK_SHARED) == -1 && errno == EINVAL);
+    hx_gpu_lock_release(&me);
+
+    /* Another process shares: shared is free, exclusive is busy. */
+    t_holder a = t_hold(path, HX_LOCK_SHARED);
+    EXPECT(t_holder_state(&a) == 'T');
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_SHARED) == 0);
+    hx_gpu_lock_release(&me);
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_EXCLUSIVE) == 1);
+    EXPECT(me.held == HX_LOCK_NONE);
+
+    /* A process waiting for exclusive closes the turnstile: new shared
+     * takers queue behind it, though only a shared lock is held. */
+    t_holder b = t_hold(path, HX_LOCK_EXCLUSIVE);
+    EXPECT(t_becomes_busy(&me, HX_LOCK_SHARED));
+    EXPECT_LL(t_holder_end(&a), 0);           /* the sharer leaves ... */
+    EXPECT(t_holder_state(&b) == 'T');        /* ... the waiter gets it */
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_SHARED) == 1);
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_EXCLUSIVE) == 1);
+    EXPECT_LL(t_holder_end(&b), 0);
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_SHARED) == 0);
+    hx_gpu_lock_release(&me);
+
+    /* A holder killed (a run past its time limit) leaves nothing held. */
+    t_holder c = t_hold(path, HX_LOCK_EXCLUSIVE);
+    EXPECT(t_holder_state(&c) == 'T');
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_SHARED) == 1);
+    kill(c.pid, SIGKILL);
+    waitpid(c.pid, NULL, 0);
+    close(c.control);
+    close(c.status);
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_EXCLUSIVE) == 0);
+    hx_gpu_lock_close(&me);
+    unlink(path);
+    t_context("%s", "");
+}
+
 int main(void)
 {
     test_scan();
@@ -1723,6 +1860,7 @@ int main(void)
     test_split3_check();
     test_sizing();
     test_table();
+    test_gpu_lock();
     printf("%ld passed, %ld failed\n", t_passed, t_failed);
     return t_failed > 0;
 }
