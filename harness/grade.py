@@ -47,6 +47,11 @@ WEIGHTS = {
 # run passed is timed; pass or fail never depends on the time.
 PERF_FULL_AT = 1.25
 PERF_ZERO_AT = 3.0
+# A timing shares the GPU with other runs' context creation and memory
+# allocation (the GPU lock covers only their kernels and copies), which can
+# slow either row of the ratio. A submission short of full points is timed
+# again, up to PERF_TRIES timing runs in all, and keeps its best ratio.
+PERF_TRIES = 3
 
 # ---------------------------------------------------------------------------
 # The run plan: every submission runs each line below, in order, each in its
@@ -967,33 +972,50 @@ def grade_steps(cfg, name, folder, work, gpu, g, test, fail):
                         % (n, mix, rec["detail"]))
         test("compute-sanitizer memcheck", True, 0.0, "no finding")
 
+    grade_performance(cfg, binary, gpu, g, test, fail)
+
+
+def grade_performance(cfg, binary, gpu, g, test, fail):
+    """The performance test of a submission whose every run passed."""
+    log = g["log"]
     if cfg.ref_x_copy is None:
         test("performance vs the reference", False, WEIGHTS["performance"],
              "not measured: " + cfg.perf_note)
         return
-    rec = run_driver(cfg, binary, cfg.perf_n, "thirds", NORMAL, g["seed"],
-                     gpu, timing=True)
-    log.append("timing: %s -> %s: %s" % (rec["cmd"], rec["verdict"],
-                                         rec["detail"]))
-    if rec["verdict"] != "pass":
-        test("performance vs the reference", False, WEIGHTS["performance"],
-             rec["detail"] + "\n" + rec["output"])
-        return fail(rec["verdict"], "timing run (n=%d): %s"
-                    % (cfg.perf_n, rec["detail"]))
-    x = rec["result"].get("x_copy")
-    if not isinstance(x, (int, float)) or x <= 0:
-        test("performance vs the reference", False, WEIGHTS["performance"],
-             "the timing run reported no x_copy")
-        return
+    tries = []
+    while len(tries) < PERF_TRIES:
+        rec = run_driver(cfg, binary, cfg.perf_n, "thirds", NORMAL,
+                         derive_seed(g["seed"], "timing", len(tries)), gpu,
+                         timing=True)
+        log.append("timing %d: %s -> %s: %s" % (len(tries) + 1, rec["cmd"],
+                                                rec["verdict"],
+                                                rec["detail"]))
+        if rec["verdict"] != "pass":
+            test("performance vs the reference", False,
+                 WEIGHTS["performance"], rec["detail"] + "\n" + rec["output"])
+            return fail(rec["verdict"], "timing run (n=%d): %s"
+                        % (cfg.perf_n, rec["detail"]))
+        x = rec["result"].get("x_copy")
+        if not isinstance(x, (int, float)) or x <= 0:
+            test("performance vs the reference", False,
+                 WEIGHTS["performance"], "the timing run reported no x_copy")
+            return
+        tries.append(x)
+        if min(tries) / cfg.ref_x_copy <= PERF_FULL_AT:
+            break
+    x = min(tries)
     g["x_copy"] = x
     ratio = x / cfg.ref_x_copy
     frac = 1.0 if ratio <= PERF_FULL_AT else 0.0 if ratio >= PERF_ZERO_AT \
         else (PERF_ZERO_AT - ratio) / (PERF_ZERO_AT - PERF_FULL_AT)
+    note = "" if len(tries) == 1 else \
+        "; best of %d timing runs (%s)" % (
+            len(tries), ", ".join("%.2fx" % t for t in tries))
     test("performance vs the reference", frac > 0, WEIGHTS["performance"],
          "split %.2fx copy at n=%d; the reference %.2fx: ratio %.2f "
-         "(full points up to %.2f, none from %.2f)"
+         "(full points up to %.2f, none from %.2f)%s"
          % (x, cfg.perf_n, cfg.ref_x_copy, ratio, PERF_FULL_AT,
-            PERF_ZERO_AT), score=WEIGHTS["performance"] * frac)
+            PERF_ZERO_AT, note), score=WEIGHTS["performance"] * frac)
 
 
 def status_of(reason):

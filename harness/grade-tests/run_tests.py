@@ -5,7 +5,8 @@
 
 1. The tool's own machinery, on the host: output capping under a flood,
    the wall-clock limit killing a whole process group, the file-size
-   limit, folder names made safe, the source scan.
+   limit, folder names made safe, the source scan, and the performance
+   test's retries (with a fake driver that reports chosen timings).
 2. The corpus (corpus/<case>/threeway.cu, expected verdicts in
    expected.csv), graded into a temporary OUT with --jobs 2, plus copies of
    two cases under hostile folder names. Without a GPU: compile_error,
@@ -144,6 +145,59 @@ def test_machinery(tmp):
 
 # ---------------------------------------------------------------------------
 # 2 and 3. The corpus and the schemas.
+
+def test_retiming():
+    """The performance test's retries, with run_driver replaced by a fake
+    that reports the given x_copy values in turn."""
+    def fake(values):
+        seq = iter(values)
+        seeds = []
+
+        def run_driver(cfg, binary, n, mix, gb, seed, gpu, timing=False,
+                       sanitize=False):
+            seeds.append(seed)
+            return {"verdict": "pass", "detail": "pass", "cmd": "threeway",
+                    "output": "", "result": {"x_copy": next(seq)}}
+        return run_driver, seeds
+
+    def grade_with(values):
+        cfg = grade.Config()
+        cfg.ref_x_copy, cfg.perf_n, cfg.perf_note = 10.0, 1 << 24, ""
+        g = {"seed": 7, "log": [], "x_copy": None}
+        tests, fails = [], []
+        real = grade.run_driver
+        grade.run_driver, seeds = fake(values)
+        try:
+            grade.grade_performance(
+                cfg, "threeway", None, g,
+                lambda name, ok, max_score, output, score=None:
+                tests.append((ok, score, output)),
+                lambda reason, detail: fails.append(reason))
+        finally:
+            grade.run_driver = real
+        return g, tests, fails, seeds
+
+    full = grade.PERF_FULL_AT * 10.0
+    g, tests, fails, seeds = grade_with([full - 0.1, 99.0])
+    check(len(seeds) == 1 and g["x_copy"] == full - 0.1 and
+          tests[0][1] == grade.WEIGHTS["performance"] and not fails,
+          "performance: full points at the first timing, no retry")
+    g, tests, fails, seeds = grade_with([30.0, full + 1.0, full - 0.5])
+    check(len(seeds) == 3 and len(set(seeds)) == 3 and
+          g["x_copy"] == full - 0.5 and
+          tests[0][1] == grade.WEIGHTS["performance"] and
+          "best of 3 timing runs" in tests[0][2] and not fails,
+          "performance: a slow timing is retried with fresh seeds; the "
+          "best counts (%r)" % (tests[0][2],))
+    g, tests, fails, seeds = grade_with([20.0, 25.0, 22.0, 1.0])
+    want = grade.WEIGHTS["performance"] * (grade.PERF_ZERO_AT - 2.0) / (
+        grade.PERF_ZERO_AT - grade.PERF_FULL_AT)
+    check(len(seeds) == grade.PERF_TRIES and g["x_copy"] == 20.0 and
+          abs(tests[0][1] - want) < 1e-9 and not fails,
+          "performance: at most %d timing runs; a slow kernel keeps its best "
+          "(%.2f of %.0f points)" % (grade.PERF_TRIES, tests[0][1],
+                                     grade.WEIGHTS["performance"]))
+
 
 def read_expected():
     with open(os.path.join(HERE, "expected.csv"), newline="") as f:
@@ -341,6 +395,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="grade-tests-")
     try:
         test_machinery(tmp)
+        test_retiming()
         test_corpus(tmp, arch, gpu, args.keep and os.path.abspath(args.keep))
         if not args.skip_shards:
             test_shards(tmp, arch)
