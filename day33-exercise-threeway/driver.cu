@@ -57,9 +57,9 @@
  *   runs (hx_lock.h): the GPU work of the checks is done holding it
  *   shared, the timed loops holding it exclusive. Without it nothing is
  *   locked.
- *   Exit codes: 0 the file was written (whatever the status), 2 bad
- *   arguments, FILE not writable or LOCKFILE not usable, 3 no GPU, 4 a CUDA error or a kernel
- *   fault (the CUDA error line on stderr, no file), 5 n does not fit.
+ *   Exit codes: 0 the file was written (whatever the status), 2 bad arguments,
+ *   FILE not writable or LOCKFILE not usable, 3 no GPU, 4 a CUDA error or a
+ *   kernel fault (the CUDA error line on stderr, no file), 5 n does not fit.
  */
 #include <cstdio>
 #include <cstdlib>

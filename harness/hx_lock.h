@@ -27,7 +27,11 @@
 extern "C" {
 #endif
 
-typedef enum { HX_LOCK_NONE = 0, HX_LOCK_SHARED, HX_LOCK_EXCLUSIVE } hx_lock_kind;
+typedef enum {
+    HX_LOCK_NONE = 0,
+    HX_LOCK_SHARED,
+    HX_LOCK_EXCLUSIVE
+} hx_lock_kind;
 
 typedef struct {
     int fd;              /* -1: disabled */
