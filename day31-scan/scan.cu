@@ -734,13 +734,13 @@ static int timeAll(const hx_device *dev, const hx_opts *o)
     char title[256];
     snprintf(title, sizeof title, "scan of n = %zu ints (%.1f MiB per "
              "buffer)", n, n * 4.0 / mib);
-    printf("mean of %d runs after %d warm-ups; host copies outside every "
+    printf("median of %d runs after %d warm-ups; host copies outside every "
            "timing\n", o->runs, o->warmup);
     hx_table_begin(stdout, title);
     for (size_t j = 0; j < TIMED_VARIANTS; ++j)
         hx_table_row(stdout, timedVariants[j].name,
-                     launchesOf(&timedVariants[j], &plan), t[j].mean_ms,
-                     t[0].mean_ms);
+                     launchesOf(&timedVariants[j], &plan), &t[j],
+                     t[0].median_ms, 0.0);
     hx_table_note(stdout, "scan rows run in place and are timed rerunning "
                   "over their own output: values wrap, but an int add costs "
                   "the same for any value");
@@ -749,7 +749,7 @@ static int timeAll(const hx_device *dev, const hx_opts *o)
     hx_table_end(stdout);
     printf("copyInts moves %.1f MiB (read n + write n ints): %.1f GB/s\n",
            2.0 * n * sizeof(int) / mib,
-           hx_gbps(2.0 * n * sizeof(int), t[0].mean_ms));
+           hx_gbps(2.0 * n * sizeof(int), t[0].median_ms));
 
     HX_CHECK(cudaFree(dCub));
     HX_CHECK(cudaFree(dTotal));

@@ -692,9 +692,9 @@ static int selfCheck(const hx_device *dev, const hx_opts *o)
 
 /* ---- Timing ------------------------------------------------------------ */
 
-static double timeRow(hx_work work, Lab *L, const hx_opts *o)
+static hx_timing timeRow(hx_work work, Lab *L, const hx_opts *o)
 {
-    return hx_time(work, L, o->warmup, o->runs).mean_ms;
+    return hx_time(work, L, o->warmup, o->runs);
 }
 
 /* A failed check before a timing ends the run: a number for a wrong result
@@ -769,7 +769,7 @@ int main(int argc, char **argv)
     printf("; %d launches per scan\n", scanLaunches(&L.plan));
     printf("seed %llu; survival %.2f in the main table\n",
            (unsigned long long)o.seed, o.keep);
-    printf("mean of %d runs after %d warm-ups; host copies outside every timing\n",
+    printf("median of %d runs after %d warm-ups; host copies outside every timing\n",
            o.runs, o.warmup);
     hx_warn_if_cached(&dev, n * sizeof(int), stdout);
     printf("\n");
@@ -783,7 +783,7 @@ int main(int argc, char **argv)
     poisonOut(&L);
     runCopy(&L);
     mustPass(checkStable("copy: copyInts", &L, -1, NULL, hIn, 0, hGot));
-    const double copyMs = timeRow(runCopy, &L, &o);
+    const hx_timing copyMs = timeRow(runCopy, &L, &o);
 
     hx_mark(hIn, hWant, n, hx_pred_nonzero);
     poisonRank(&L);
@@ -792,7 +792,7 @@ int main(int argc, char **argv)
     hx_cmp cmp;
     mustPass(hx_check_equal("mark the predicate: markNonZero", hGot, hWant, n,
                             &cmp, stdout));
-    const double markMs = timeRow(runMark, &L, &o);
+    const hx_timing markMs = timeRow(runMark, &L, &o);
 
     const long long kept = hx_scan_exclusive(hWant, hWant, n);
     poisonRank(&L);
@@ -801,7 +801,7 @@ int main(int argc, char **argv)
     mustPass(hx_check_equal("mark then scan: ranks", hGot, hWant, n, &cmp, stdout));
     mustPass(checkCount("mark then scan", "the scan's total",
                         deviceCount(&L, COUNT_KEPT), (size_t)kept));
-    const double markScanMs = timeRow(runMarkScan, &L, &o);
+    const hx_timing markScanMs = timeRow(runMarkScan, &L, &o);
 
     /* rank now holds the ranks; the scatter never writes it. */
     const size_t m = wantCompact(hIn, hWant, n);
@@ -809,58 +809,57 @@ int main(int argc, char **argv)
     runScatter(&L);
     mustPass(checkStable("scatter alone: scatterCompact", &L, -1, NULL, hWant,
                          m, hGot));
-    const double scatterMs = timeRow(runScatter, &L, &o);
+    const hx_timing scatterMs = timeRow(runScatter, &L, &o);
 
     poisonOut(&L);
     runCompact(&L);
     mustPass(checkStable("compaction", &L, COUNT_KEPT, "the survivor count",
                          hWant, m, hGot));
-    const double compactMs = timeRow(runCompact, &L, &o);
+    const hx_timing compactMs = timeRow(runCompact, &L, &o);
 
     size_t atomicDisorder = 0;
     poisonOut(&L);
     runAtomic(&L);
     mustPass(checkAtomic("compactAtomic", &L, hWant, m, hGot, &atomicDisorder));
-    const double atomicMs = timeRow(runAtomic, &L, &o);
+    const hx_timing atomicMs = timeRow(runAtomic, &L, &o);
 
     poisonOut(&L);
     runCubSelect(&L);
     mustPass(checkStable("CUB DeviceSelect::If", &L, COUNT_CUB_SELECT,
                          "the selected count", hWant, m, hGot));
-    const double cubSelectMs = timeRow(runCubSelect, &L, &o);
+    const hx_timing cubSelectMs = timeRow(runCubSelect, &L, &o);
 
     const size_t evens = hx_partition(hAux, hWant, n, hx_pred_even);
     poisonOut(&L);
     runPartition(&L);
     mustPass(checkStable("partition", &L, COUNT_EVEN, "the boundary (even count)",
                          hWant, evens, hGot));
-    const double partitionMs = timeRow(runPartition, &L, &o);
+    const hx_timing partitionMs = timeRow(runPartition, &L, &o);
 
     poisonOut(&L);
     runCubPartition(&L);
     mustPass(checkCubPartition("CUB DevicePartition::If", &L, hWant, evens, hGot));
-    const double cubPartitionMs = timeRow(runCubPartition, &L, &o);
+    const hx_timing cubPartitionMs = timeRow(runCubPartition, &L, &o);
 
     char title[160];
     snprintf(title, sizeof title, "where the time goes: n = %zu, survival %.2f",
              n, o.keep);
     hx_table_begin(stdout, title);
-    hx_table_row(stdout, "copy", 1, copyMs, copyMs);
-    hx_table_row(stdout, "mark the predicate", 1, markMs, copyMs);
-    hx_table_row(stdout, "mark then scan", launchesMarkScan(&L), markScanMs, copyMs);
-    hx_table_row(stdout, "scatter alone with ranks ready", 1, scatterMs, copyMs);
+    hx_table_row(stdout, "copy", 1, &copyMs, copyMs.median_ms, 0.0);
+    hx_table_row(stdout, "mark the predicate", 1, &markMs, copyMs.median_ms, 0.0);
+    hx_table_row(stdout, "mark then scan", launchesMarkScan(&L), &markScanMs, copyMs.median_ms, 0.0);
+    hx_table_row(stdout, "scatter alone with ranks ready", 1, &scatterMs, copyMs.median_ms, 0.0);
     hx_table_row(stdout, "compaction, all three phases", launchesThreePhase(&L),
-                 compactMs, copyMs);
+                 &compactMs, copyMs.median_ms, 0.0);
     hx_table_row(stdout, "partition, even then odd", launchesThreePhase(&L),
-                 partitionMs, copyMs);
-    hx_table_row(stdout, "compaction with one atomic counter", 1, atomicMs, copyMs);
+                 &partitionMs, copyMs.median_ms, 0.0);
+    hx_table_row(stdout, "compaction with one atomic counter", 1, &atomicMs, copyMs.median_ms, 0.0);
     hx_table_note(stdout, "the target later days reach (library, same run):");
-    hx_table_row(stdout, "CUB DeviceSelect::If", CUB_LAUNCHES, cubSelectMs, copyMs);
-    hx_table_row(stdout, "CUB DevicePartition::If", CUB_LAUNCHES, cubPartitionMs,
-                 copyMs);
+    hx_table_row(stdout, "CUB DeviceSelect::If", CUB_LAUNCHES, &cubSelectMs, copyMs.median_ms, 0.0);
+    hx_table_row(stdout, "CUB DevicePartition::If", CUB_LAUNCHES, &cubPartitionMs, copyMs.median_ms, 0.0);
     hx_table_end(stdout);
     printf("copy: %.1f GB/s (%zu bytes read + %zu written per run)\n",
-           hx_gbps(2.0 * n * sizeof(int), copyMs), n * sizeof(int),
+           hx_gbps(2.0 * n * sizeof(int), copyMs.median_ms), n * sizeof(int),
            n * sizeof(int));
     printf("compaction: %zu of %zu kept; atomic version: %zu of %zu slots out "
            "of the stable order (the atomic row computes a different function)\n",
@@ -880,7 +879,7 @@ int main(int argc, char **argv)
          * is the same input: its rows are reused rather than checked and
          * timed twice (the multiset check sorts, slow at this size). */
         size_t ms = m, disorder = atomicDisorder;
-        double scanMs = compactMs, atomMs = atomicMs;
+        double scanMs = compactMs.median_ms, atomMs = atomicMs.median_ms;
         if (sweep[k] == o.keep) {
             reused = 1;
         } else {
@@ -893,15 +892,15 @@ int main(int argc, char **argv)
             runCompact(&L);
             mustPass(checkStable(what, &L, COUNT_KEPT, "the survivor count",
                                  hWant, ms, hGot));
-            scanMs = timeRow(runCompact, &L, &o);
+            scanMs = timeRow(runCompact, &L, &o).median_ms;
             snprintf(what, sizeof what, "sweep %.1f: compactAtomic", sweep[k]);
             poisonOut(&L);
             runAtomic(&L);
             mustPass(checkAtomic(what, &L, hWant, ms, hGot, &disorder));
-            atomMs = timeRow(runAtomic, &L, &o);
+            atomMs = timeRow(runAtomic, &L, &o).median_ms;
         }
         printf("  %8.1f %12zu %9.3f %7.2f %10.3f %7.2f %11.2f %11zu (%5.1f%%)%s\n",
-               sweep[k], ms, scanMs, scanMs / copyMs, atomMs, atomMs / copyMs,
+               sweep[k], ms, scanMs, scanMs / copyMs.median_ms, atomMs, atomMs / copyMs.median_ms,
                scanMs / atomMs, disorder, ms ? 100.0 * disorder / ms : 0.0,
                sweep[k] == o.keep ? " *" : "");
     }
@@ -913,7 +912,7 @@ int main(int argc, char **argv)
     /* --- Gather and scatter --- */
     hx_fill_uniform(hIn, n, -1000000000, 1000000000, o.seed + 5);
     upload(L.in, hIn, n);
-    double gatherMs[2], scatterMapMs[2];
+    hx_timing gatherMs[2], scatterMapMs[2];
     const char *mapName[2] = {"identity", "random permutation"};
     for (int k = 0; k < 2; ++k) {
         char what[96];
@@ -945,16 +944,16 @@ int main(int argc, char **argv)
     runScatterMap(&L);
     mustPass(checkLossyScatter("scatter, repeated destinations", &L, hIn, hAux,
                                hWant, hostLost, hGot, &deviceLost, &otherWinner));
-    const double lossyMs = timeRow(runScatterMap, &L, &o);
+    const hx_timing lossyMs = timeRow(runScatterMap, &L, &o);
 
     snprintf(title, sizeof title, "gather and scatter: n = %zu", n);
     hx_table_begin(stdout, title);
-    hx_table_row(stdout, "copy", 1, copyMs, copyMs);
-    hx_table_row(stdout, "gather, identity map", 1, gatherMs[0], copyMs);
-    hx_table_row(stdout, "gather, random permutation", 1, gatherMs[1], copyMs);
-    hx_table_row(stdout, "scatter, identity map", 1, scatterMapMs[0], copyMs);
-    hx_table_row(stdout, "scatter, random permutation", 1, scatterMapMs[1], copyMs);
-    hx_table_row(stdout, "scatter, repeated destinations", 1, lossyMs, copyMs);
+    hx_table_row(stdout, "copy", 1, &copyMs, copyMs.median_ms, 0.0);
+    hx_table_row(stdout, "gather, identity map", 1, &gatherMs[0], copyMs.median_ms, 0.0);
+    hx_table_row(stdout, "gather, random permutation", 1, &gatherMs[1], copyMs.median_ms, 0.0);
+    hx_table_row(stdout, "scatter, identity map", 1, &scatterMapMs[0], copyMs.median_ms, 0.0);
+    hx_table_row(stdout, "scatter, random permutation", 1, &scatterMapMs[1], copyMs.median_ms, 0.0);
+    hx_table_row(stdout, "scatter, repeated destinations", 1, &lossyMs, copyMs.median_ms, 0.0);
     hx_table_end(stdout);
     printf("scatter with repeated destinations: %zu writes lost on the device, "
            "%zu by the host reference (n - distinct destinations); %zu slots "

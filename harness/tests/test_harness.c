@@ -1689,27 +1689,45 @@ static void test_table(void)
 {
     t_capture c;
     char *text;
+    hx_timing copy, row, slow;
+    double odd[5] = {3.0, 1.0, 5.0, 2.0, 4.0};
+    double even[4] = {4.0, 1.0, 3.0, 2.0};
+    double one[1] = {7.5};
     t_context("table");
+
+    hx_timing_from(odd, 5, 2, &row);
+    EXPECT(row.median_ms == 3.0 && row.min_ms == 1.0 && row.max_ms == 5.0);
+    EXPECT(row.mean_ms == 3.0 && row.runs == 5 && row.warmup == 2);
+    hx_timing_from(even, 4, 0, &row);
+    EXPECT(row.median_ms == 2.5 && row.min_ms == 1.0 && row.max_ms == 4.0);
+    hx_timing_from(one, 1, 0, &row);
+    EXPECT(row.median_ms == 7.5 && row.min_ms == 7.5 && row.max_ms == 7.5);
+
+    copy.median_ms = 0.512; copy.min_ms = 0.5; copy.max_ms = 0.6;
+    row.median_ms = 1.7; row.min_ms = 1.65; row.max_ms = 2.25;
+    slow.median_ms = 3.0; slow.min_ms = 3.0; slow.max_ms = 3.0;
     t_capture_begin(&c);
     hx_table_begin(c.f, "where the time goes (n = 268435456)");
-    hx_table_row(c.f, "copy", 1, 0.512, 0.512);
-    hx_table_row(c.f, "a row name exactly forty characters long", 3, 1.7,
-                 0.512);
+    hx_table_row(c.f, "copy", 1, &copy, copy.median_ms, 0.384);
+    hx_table_row(c.f, "a row name exactly forty characters long", 3, &row,
+                 copy.median_ms, 0.85);
     hx_table_note(c.f, "note: one pass");
-    hx_table_row(c.f, "no copy", 2, 3.0, 0.0);
+    hx_table_row(c.f, "no copy", 2, &slow, 0.0, -1.0);
     hx_table_end(c.f);
     text = t_capture_end(&c);
     EXPECT_STR(text, "where the time goes (n = 268435456)\n"
-        "row                                      launches    time ms    x copy\n"
-        "----------------------------------------------------------------------\n"
-        "copy                                            1      0.512      1.00\n"
-        "a row name exactly forty characters long        3      1.700      3.32\n"
+        "row                                      launches median ms   min ms   max ms  x copy x floor\n"
+        "---------------------------------------------------------------------------------------------\n"
+        "copy                                            1     0.512    0.500    0.600    1.00    1.33\n"
+        "a row name exactly forty characters long        3     1.700    1.650    2.250    3.32    2.00\n"
         "    note: one pass\n"
-        "no copy                                         2      3.000         -\n"
-        "----------------------------------------------------------------------\n");
+        "no copy                                         2     3.000    3.000    3.000       -       -\n"
+        "---------------------------------------------------------------------------------------------\n");
     free(text);
     EXPECT(hx_gbps(1e9, 1000.0) == 1.0);
     EXPECT(hx_gbps(1e9, 0.0) == 0.0);
+    EXPECT(hx_floor_ms(1000.0, 2000.0, 4.0) == 2.0);
+    EXPECT(hx_floor_ms(1000.0, 0.0, 4.0) == 0.0);
     t_context("%s", "");
 }
 
