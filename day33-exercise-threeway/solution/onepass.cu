@@ -1,0 +1,805 @@
+/* solution/onepass.cu: the exercise's three-way split (negatives, zeros,
+ * positives, each group in input order) in one look-back pass, against the
+ * two-scan split students build and against CUB. Maintainers only: it
+ * shows the answer's ranks, and the student copy has no solution/ folder.
+ *
+ * The scheme, and its floor. A positive's slot is A + B + (positives
+ * before it), where A and B are the counts of negatives and zeros in the
+ * WHOLE input: no pass can place the first positive before it has seen
+ * every element. So:
+ *   1. countSigns reads the input once and counts negatives and zeros
+ *      (A, B) into two device counters;
+ *   2. splitOnePass reads it again and writes every element once: tiles in
+ *      start order, each tile's counts of negatives and zeros scanned in
+ *      the block, the counts of all earlier tiles from the look-back (two
+ *      counts per status word: LookbackCounts in lookback.cuh), the tile
+ *      staged in shared memory as [negatives | zeros | positives], then
+ *      written as three contiguous runs at
+ *        negatives before + r,  A + zeros before + r,
+ *        A + B + positives before + r   (positives before = tile start -
+ *                                        negatives before - zeros before).
+ * Floor: read n + read n + write n = 3n ints (1.5x a copy's 2n); nothing
+ * stable in one read is possible without knowing A + B first.
+ * Launches: a memset (the counters and the look-back state), the count,
+ * the split.
+ *
+ * Build: make -C day33-exercise-threeway threeway-onepass
+ *        (the rules are in solution/onepass.mk, included by the Makefile)
+ * Run:   ./day33-exercise-threeway/threeway-onepass [--n N] [--seed S]
+ *        [--runs R] [--warmup W] [--check]
+ * Rows (thirds mix, one size, timed interleaved):
+ *   cudaMemcpy device to device    the floor's yardstick
+ *   copyInts                       the "x copy"
+ *   countSigns                     pass 1 alone (floor: n ints)
+ *   two-scan split                 the exercise's way: markNegative,
+ *                                  markZero, two course scans,
+ *                                  scatterThreeWay (solution/threeway.cu)
+ *   cub::DevicePartition::If       CUB's three-way partition (two select
+ *                                  ops; its third group comes out in
+ *                                  another order, so it is checked for
+ *                                  holding the same values)
+ *   onePassSplit                   count, then one look-back pass
+ */
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <unistd.h>
+
+#include <cub/device/device_partition.cuh>
+#include <thrust/iterator/reverse_iterator.h>
+
+#include "hx_args.h"
+#include "hx_check.h"
+#include "hx_cuda.h"
+#include "hx_guard.h"
+#include "hx_input.h"
+#include "hx_ref.h"
+#include "hx_time.h"
+#include "../../day31-scan/lookback.cuh"
+#include "../../day31-scan/tile_scan.h"
+
+static const char *const PROG = "threeway-onepass";
+
+/* The reference solution's kernel (solution/threeway.cu, linked in). */
+__global__ void scatterThreeWay(const int *__restrict__ in,
+                                const int *__restrict__ negRank,
+                                const int *__restrict__ zeroRank,
+                                int *__restrict__ out, size_t n,
+                                const int *__restrict__ totalNeg,
+                                const int *__restrict__ totalZero);
+
+#define BLOCK 256
+
+/* ------------------------------------------------------------------------
+ * The one-pass split
+ * ---------------------------------------------------------------------- */
+
+/* Pass 1: totals[0] += negatives, totals[1] += zeros of in[0..n). 16-byte
+ * loads when in is aligned; one pair of atomics per warp. */
+__global__ void countSigns(const int *__restrict__ in, size_t n,
+                           unsigned long long *totals)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t scalarFrom = 0;
+    unsigned neg = 0, zero = 0;
+    if ((uintptr_t)in % 16 == 0) {
+        const int4 *v = reinterpret_cast<const int4 *>(in);
+        const size_t vecs = n / 4;
+#pragma unroll 4
+        for (size_t i = tid; i < vecs; i += stride) {
+            const int4 x = v[i];
+            neg += (x.x < 0) + (x.y < 0) + (x.z < 0) + (x.w < 0);
+            zero += (x.x == 0) + (x.y == 0) + (x.z == 0) + (x.w == 0);
+        }
+        scalarFrom = 4 * vecs;
+    }
+    for (size_t i = scalarFrom + tid; i < n; i += stride) {
+        neg += in[i] < 0;
+        zero += in[i] == 0;
+    }
+    /* Every lane of every warp gets here: the loops above are the only
+     * branches, and they rejoin. */
+    for (int off = 16; off > 0; off /= 2) {
+        neg += __shfl_down_sync(0xffffffffu, neg, off);
+        zero += __shfl_down_sync(0xffffffffu, zero, off);
+    }
+    if (threadIdx.x % 32 == 0) {
+        if (neg) atomicAdd(&totals[0], (unsigned long long)neg);
+        if (zero) atomicAdd(&totals[1], (unsigned long long)zero);
+    }
+}
+
+/* One element's contribution to a packed count: negatives in the low 16
+ * bits, zeros in the high 16. A tile holds fewer than 2^16 elements, so
+ * sums of these never carry from one field into the other. */
+__device__ inline unsigned signBits(int a)
+{
+    return a < 0 ? 1u : a == 0 ? 1u << 16 : 0u;
+}
+
+/* Pass 2 (the contract of lookback.cuh for state and the grid): in[0..n)
+ * split into out[0..n); totals holds A and B from countSigns; in and out
+ * must not overlap. stallNs > 0: the look-back's debug stalls.
+ * __launch_bounds__(BLOCK, 4): left free, ptxas takes 71 registers (3
+ * blocks per SM); held to 4 blocks it needs 45 and spills nothing. */
+template <int ITEMS>
+__global__ void __launch_bounds__(BLOCK, 4)
+splitOnePass(const int *in, int *__restrict__ out, size_t n,
+             unsigned long long *state, const unsigned long long *totals,
+             unsigned stallNs)
+{
+    typedef StripedTile<BLOCK, ITEMS> Tile;
+    static_assert(Tile::SIZE < 65536, "a tile's counts fit in 16 bits");
+    __shared__ typename Tile::Storage st;
+    __shared__ int stage[Tile::SIZE];
+    __shared__ unsigned tileSlot, tileCounts;
+    __shared__ Counts before;
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    const size_t a = totals[0], ab = a + totals[1];
+
+    for (;;) {
+        const unsigned tile = lookbackNextTile(state, &tileSlot);
+        if (tile >= tiles) return;
+        const size_t base = (size_t)tile * Tile::SIZE;
+        const unsigned valid =
+            n - base < Tile::SIZE ? (unsigned)(n - base) : Tile::SIZE;
+
+        /* Padding is 1, a positive: it adds nothing to the packed counts,
+         * sits after every real element, and is never stored. */
+        int4 x[Tile::VECS];
+        Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, 1);
+        unsigned v[Tile::VECS];
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j)
+            v[j] = signBits(x[j].x) + signBits(x[j].y) + signBits(x[j].z) +
+                   signBits(x[j].w);
+        const unsigned packed = Tile::scanUp(v, st);
+        if (threadIdx.x < 32) {
+            const Counts mine = {(int)(packed & 0xffffu), (int)(packed >> 16)};
+            const LookbackResult<Counts> r =
+                lookbackTile<LookbackCounts>(state, tile, mine, stallNs);
+            if (threadIdx.x == 0) {
+                before = r.exclusive;
+                tileCounts = packed;
+            }
+        }
+        /* before, tileCounts and warp 0's scanned partials are read by
+         * everyone; the previous tile's readers of stage passed
+         * lookbackNextTile's barrier. */
+        __syncthreads();
+        const unsigned tNeg = tileCounts & 0xffffu, tZero = tileCounts >> 16;
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) {
+            const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
+            const unsigned own = signBits(e[0]) + signBits(e[1]) +
+                                 signBits(e[2]) + signBits(e[3]);
+            const unsigned rank = Tile::exclusiveOf(j, v[j], own, st);
+            unsigned negR = rank & 0xffffu, zeroR = rank >> 16;
+            const unsigned at = 4 * (j * BLOCK + threadIdx.x);
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                if (at + c < valid)
+                    stage[e[c] < 0 ? negR
+                          : e[c] == 0 ? tNeg + zeroR
+                                      : tNeg + tZero + (at + c - negR - zeroR)] =
+                        e[c];
+                negR += e[c] < 0;
+                zeroR += e[c] == 0;
+            }
+        }
+        /* Every slot of stage below valid is written before it is read. */
+        __syncthreads();
+        const size_t negAt = (size_t)before.first;
+        const size_t zeroAt = a + (size_t)before.second;
+        const size_t posAt = ab + (base - (size_t)before.first -
+                                   (size_t)before.second);
+        for (unsigned k = threadIdx.x; k < valid; k += BLOCK)
+            out[k < tNeg ? negAt + k
+                : k < tNeg + tZero ? zeroAt + (k - tNeg)
+                                   : posAt + (k - tNeg - tZero)] = stage[k];
+    }
+}
+
+#define SPLIT_ITEMS 16
+#define SPLIT_TILE (BLOCK * SPLIT_ITEMS)
+
+typedef struct {
+    size_t n, tiles;
+    unsigned long long *mem;   /* [A, B | look-back state], one memset */
+    unsigned resident;         /* split blocks that fit at once */
+    unsigned countGrid;
+} OnePass;
+
+static void onePassCreate(OnePass *p, const hx_device *dev, size_t n)
+{
+    p->n = n;
+    p->tiles = (n + SPLIT_TILE - 1) / SPLIT_TILE;
+    HX_CHECK(cudaMalloc(&p->mem, 2 * sizeof(unsigned long long) +
+                                     lookbackBytes(p->tiles)));
+    int perSm = 0;
+    HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &perSm, splitOnePass<SPLIT_ITEMS>, BLOCK, 0));
+    p->resident = (unsigned)(perSm > 0 ? perSm : 1) * (unsigned)dev->sms;
+    p->countGrid = hx_grid_for(dev, n / 4 + 1, BLOCK);
+}
+
+static void onePassDestroy(OnePass *p)
+{
+    HX_CHECK(cudaFree(p->mem));
+}
+
+/* The split of in into out on the default stream. grid 0: as many blocks
+ * as fit at once. */
+static void onePassRun(const OnePass *p, const int *in, int *out,
+                       unsigned grid, unsigned stallNs)
+{
+    HX_CHECK(cudaMemsetAsync(p->mem, 0, 2 * sizeof(unsigned long long) +
+                                            lookbackBytes(p->tiles), 0));
+    if (p->n == 0) return;
+    countSigns<<<p->countGrid, BLOCK>>>(in, p->n, p->mem);
+    HX_CHECK_LAUNCH("countSigns");
+    if (grid == 0)
+        grid = p->tiles < p->resident ? (unsigned)p->tiles : p->resident;
+    splitOnePass<SPLIT_ITEMS><<<grid, BLOCK>>>(in, out, p->n, p->mem + 2,
+                                               p->mem, stallNs);
+    HX_CHECK_LAUNCH("splitOnePass");
+}
+
+/* ------------------------------------------------------------------------
+ * The rows it is timed against
+ * ---------------------------------------------------------------------- */
+
+/* The exercise driver's predicates (driver.cu has its own, static). */
+__global__ void markNegative(const int *__restrict__ in,
+                             int *__restrict__ flags, size_t n)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        flags[i] = in[i] < 0;
+}
+
+__global__ void markZero(const int *__restrict__ in, int *__restrict__ flags,
+                         size_t n)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        flags[i] = in[i] == 0;
+}
+
+__global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
+                         size_t n)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        out[i] = in[i];
+}
+
+struct IsNegative {
+    __host__ __device__ bool operator()(const int &v) const { return v < 0; }
+};
+struct IsZero {
+    __host__ __device__ bool operator()(const int &v) const { return v == 0; }
+};
+
+typedef enum {
+    R_MEMCPY, R_COPY, R_COUNT, R_TWO_SCANS, R_CUB, R_ONE_PASS
+} RowKind;
+
+enum {
+    F_SMALL_GRID = 1,   /* one pass: 3 blocks over every tile */
+    F_SHIFTED = 2,      /* one pass: input one int past 16-byte alignment */
+    F_STALL = 4         /* one pass: the look-back's debug stalls */
+};
+
+typedef struct {
+    const char *name;
+    RowKind kind;
+    unsigned flags;
+} Row;
+
+/* Everything on the device at one size. */
+typedef struct {
+    const hx_device *dev;
+    size_t n;
+    int *in, *shift;            /* shift + 1: the misaligned copy (checks) */
+    hx_guarded out;
+    int *negRank, *zeroRank;    /* the two-scan split's ranks */
+    int *totals;                /* its A and B; CUB's two counts */
+    int *zeroOut;               /* CUB's second group */
+    ScanPlan plan;
+    OnePass pass;
+    void *cub;
+    size_t cubBytes;
+} Problem;
+
+static size_t cubBytesFor(size_t n)
+{
+    size_t bytes = 0;
+    thrust::reverse_iterator<int *> rev(NULL);
+    HX_CHECK(cub::DevicePartition::If(NULL, bytes, (const int *)NULL,
+                                      (int *)NULL, (int *)NULL, rev,
+                                      (int *)NULL, (int)n, IsNegative(),
+                                      IsZero(), 0));
+    return bytes < sizeof(int) ? sizeof(int) : bytes;
+}
+
+/* Device bytes at n; others: also the two-scan split's and CUB's buffers;
+ * shifted: also the misaligned copy. */
+static size_t problemBytes(size_t n, int others, int shifted)
+{
+    const size_t ints = n + 4;
+    return ((2 + shifted) * ints + 2 * HX_GUARD_WORDS) * sizeof(int) +
+           lookbackBytes(n / SPLIT_TILE + 1) +
+           (others ? 3 * ints * sizeof(int) + scanPlanBytes(n) +
+                         cubBytesFor(n)
+                   : 0);
+}
+
+static void problemCreate(Problem *p, const hx_device *dev, size_t n,
+                          int others, int shifted)
+{
+    memset(p, 0, sizeof *p);
+    p->dev = dev;
+    p->n = n;
+    const size_t bytes = (n + 4) * sizeof(int);
+    HX_CHECK(cudaMalloc(&p->in, bytes));
+    if (shifted) HX_CHECK(cudaMalloc(&p->shift, bytes));
+    HX_CHECK(cudaMalloc(&p->totals, 2 * sizeof(int)));
+    hx_guarded_alloc(&p->out, n);
+    onePassCreate(&p->pass, dev, n);
+    if (others) {
+        HX_CHECK(cudaMalloc(&p->negRank, bytes));
+        HX_CHECK(cudaMalloc(&p->zeroRank, bytes));
+        HX_CHECK(cudaMalloc(&p->zeroOut, bytes));
+        scanPlanCreate(&p->plan, n);
+        p->cubBytes = cubBytesFor(n);
+        HX_CHECK(cudaMalloc(&p->cub, p->cubBytes));
+    }
+}
+
+static void problemDestroy(Problem *p)
+{
+    if (p->negRank) {
+        HX_CHECK(cudaFree(p->cub));
+        scanPlanDestroy(&p->plan);
+        HX_CHECK(cudaFree(p->zeroOut));
+        HX_CHECK(cudaFree(p->zeroRank));
+        HX_CHECK(cudaFree(p->negRank));
+    }
+    onePassDestroy(&p->pass);
+    hx_guarded_free(&p->out);
+    HX_CHECK(cudaFree(p->totals));
+    if (p->shift) HX_CHECK(cudaFree(p->shift));
+    HX_CHECK(cudaFree(p->in));
+}
+
+/* One row on one problem: the context of an hx_work. */
+typedef struct {
+    Problem *p;
+    const Row *row;
+} RowRun;
+
+/* Enqueues one run of the row on the default stream (an hx_work). */
+static void runRow(void *ctx)
+{
+    Problem *p = ((RowRun *)ctx)->p;
+    const Row *r = ((RowRun *)ctx)->row;
+    const size_t n = p->n;
+    const unsigned grid = hx_grid_for(p->dev, n, BLOCK);
+    switch (r->kind) {
+    case R_MEMCPY:
+        HX_CHECK(cudaMemcpyAsync(p->out.data, p->in, n * sizeof(int),
+                                 cudaMemcpyDeviceToDevice, 0));
+        break;
+    case R_COPY:
+        copyInts<<<grid, BLOCK>>>(p->in, p->out.data, n);
+        HX_CHECK_LAUNCH("copyInts");
+        break;
+    case R_COUNT:
+        HX_CHECK(cudaMemsetAsync(p->pass.mem, 0,
+                                 2 * sizeof(unsigned long long), 0));
+        countSigns<<<p->pass.countGrid, BLOCK>>>(p->in, n, p->pass.mem);
+        HX_CHECK_LAUNCH("countSigns");
+        break;
+    case R_TWO_SCANS:
+        markNegative<<<grid, BLOCK>>>(p->in, p->negRank, n);
+        HX_CHECK_LAUNCH("markNegative");
+        scanExclusive(&p->plan, p->negRank, p->totals + 0, 0);
+        markZero<<<grid, BLOCK>>>(p->in, p->zeroRank, n);
+        HX_CHECK_LAUNCH("markZero");
+        scanExclusive(&p->plan, p->zeroRank, p->totals + 1, 0);
+        scatterThreeWay<<<grid, BLOCK>>>(p->in, p->negRank, p->zeroRank,
+                                         p->out.data, n, p->totals + 0,
+                                         p->totals + 1);
+        HX_CHECK_LAUNCH("scatterThreeWay");
+        break;
+    case R_CUB: {
+        /* Negatives from the front of out, the third group from its back
+         * (a reverse iterator), zeros into zeroOut: CUB needs a separate
+         * output for a group whose start it cannot know. */
+        size_t bytes = p->cubBytes;
+        thrust::reverse_iterator<int *> rev(p->out.data + n);
+        HX_CHECK(cub::DevicePartition::If(p->cub, bytes, (const int *)p->in,
+                                          p->out.data, p->zeroOut, rev,
+                                          p->totals, (int)n, IsNegative(),
+                                          IsZero(), 0));
+        HX_CHECK_LAUNCH("cub::DevicePartition::If");
+        break;
+    }
+    case R_ONE_PASS:
+        onePassRun(&p->pass,
+                   r->flags & F_SHIFTED ? p->shift + 1 : p->in, p->out.data,
+                   r->flags & F_SMALL_GRID ? 3 : 0,
+                   r->flags & F_STALL ? 4000u : 0u);
+        break;
+    }
+}
+
+/* Launches per run, a memset counting as one. CUB's: an init kernel and
+ * one pass (cub/device/dispatch/dispatch_three_way_partition.cuh). */
+static int launchesOf(const Row *r, const Problem *p)
+{
+    switch (r->kind) {
+    case R_COUNT: return 2;
+    case R_TWO_SCANS: return 2 + 2 * scanLaunches(&p->plan) + 1;
+    case R_CUB: return 2;
+    case R_ONE_PASS: return p->n ? 3 : 1;
+    default: return 1;
+    }
+}
+
+/* The bytes each row's algorithm must move, in ints of n. The two-scan
+ * split: 2 marks (read n, write n each), 2 course scans (read and write n
+ * twice each at level 0, the levels above under 1%), the scatter (read
+ * in, negRank, zeroRank; write n). */
+static double floorInts(const Row *r)
+{
+    switch (r->kind) {
+    case R_COUNT: return 1;
+    case R_TWO_SCANS: return 4 + 8 + 4;
+    case R_ONE_PASS: return 3;
+    default: return 2;
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Checks
+ * ---------------------------------------------------------------------- */
+
+/* The host side of one input: the input, hx_split3's output, a buffer for
+ * the fetched output, and the boundaries A and A + B. */
+typedef struct {
+    int *in, *ref, *got;
+    size_t a, ab;
+} Host;
+
+static int hostCreate(Host *h, size_t n)
+{
+    const size_t bytes = (n ? n : 1) * sizeof(int);
+    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    memset(h, 0, sizeof *h);
+    if (pages > 0 && page > 0 &&
+        (double)pages * page < 3.0 * bytes + (256.0 * 1024 * 1024))
+        return 0;
+    h->in = (int *)malloc(bytes);
+    h->ref = (int *)malloc(bytes);
+    h->got = (int *)malloc(bytes);
+    return h->in && h->ref && h->got;
+}
+
+static void hostDestroy(Host *h)
+{
+    free(h->in);
+    free(h->ref);
+    free(h->got);
+}
+
+/* Fills the input, computes the reference, uploads (and the misaligned
+ * copy where the problem has one). */
+static void hostLoad(Host *h, Problem *p, hx_mix mix, uint64_t seed)
+{
+    hx_fill_threeway(h->in, p->n, mix, seed);
+    hx_split3(h->in, h->ref, p->n, &h->a, &h->ab);
+    HX_CHECK(cudaMemcpy(p->in, h->in, p->n * sizeof(int),
+                        cudaMemcpyHostToDevice));
+    if (p->shift)
+        HX_CHECK(cudaMemcpy(p->shift + 1, h->in, p->n * sizeof(int),
+                            cudaMemcpyHostToDevice));
+}
+
+/* Runs the row once on a poisoned output and checks it. The one pass and
+ * the two-scan split: with full, hx_check_split3 (boundaries, order,
+ * unwritten slots, guards, all named); without, element for element
+ * against the reference and the guards (as strict, faster at large n).
+ * CUB: its counts, its negatives and zeros exactly, its third group for
+ * the same values. countSigns: its two counts. Returns 1 on failure, after
+ * printing it. */
+static int checkRow(Problem *p, const Row *r, Host *h, int full,
+                    const char *label)
+{
+    const size_t n = p->n;
+    char what[256];
+    snprintf(what, sizeof what, "%s %s", label, r->name);
+    hx_guarded_poison(&p->out);
+    if (p->zeroOut)
+        HX_CHECK(cudaMemset(p->zeroOut, HX_POISON_BYTE, n * sizeof(int)));
+    RowRun run = {p, r};
+    runRow(&run);
+    hx_guard_report g;
+    hx_guarded_fetch(&p->out, h->got, &g);   /* synchronises */
+    hx_cmp c;
+    int bad = 0;
+
+    switch (r->kind) {
+    case R_COUNT: {
+        unsigned long long t[2];
+        HX_CHECK(cudaMemcpy(t, p->pass.mem, sizeof t,
+                            cudaMemcpyDeviceToHost));
+        if (t[0] == h->a && t[1] == h->ab - h->a) return 0;
+        printf("%s: FAIL at n=%zu: counted %llu negatives and %llu zeros, "
+               "want %zu and %zu\n", what, n, t[0], t[1], h->a,
+               h->ab - h->a);
+        return 1;
+    }
+    case R_MEMCPY:
+    case R_COPY:
+        bad = hx_check_equal(what, h->got, h->in, n, &c, stdout);
+        break;
+    case R_CUB: {
+        int counts[2] = {0, 0};
+        HX_CHECK(cudaMemcpy(counts, p->totals, sizeof counts,
+                            cudaMemcpyDeviceToHost));
+        if ((size_t)counts[0] != h->a || (size_t)counts[1] != h->ab - h->a) {
+            printf("%s: FAIL at n=%zu: counts %d and %d, want %zu and %zu\n",
+                   what, n, counts[0], counts[1], h->a, h->ab - h->a);
+            return 1;
+        }
+        /* Slots [A, A + B) of out are CUB's to leave unwritten: its zeros
+         * are in zeroOut. */
+        HX_CHECK(cudaMemcpy(h->got + h->a, p->zeroOut,
+                            (h->ab - h->a) * sizeof(int),
+                            cudaMemcpyDeviceToHost));
+        hx_same same;
+        bad = hx_check_equal(what, h->got, h->ref, h->ab, &c, stdout);
+        bad |= hx_check_same_values(what, h->got + h->ab, h->ref + h->ab,
+                                    n - h->ab, &same, stdout);
+        break;
+    }
+    default:
+        if (full) {
+            hx_split_report rep;
+            if (hx_check_split3(h->in, h->got, n, &g, &rep) == HX_SPLIT_PASS)
+                return 0;
+            hx_split_print(what, &rep, stdout);
+            return 1;
+        }
+        bad = hx_check_equal(what, h->got, h->ref, n, &c, stdout);
+        break;
+    }
+    hx_guard_print(what, n, &g, stdout);
+    return bad || g.before || g.after;
+}
+
+static const Row checkRows[] = {
+    {"onePassSplit", R_ONE_PASS, 0},
+    {"onePassSplit, 3 blocks", R_ONE_PASS, F_SMALL_GRID},
+    {"onePassSplit, input misaligned (int loads)", R_ONE_PASS, F_SHIFTED},
+    {"onePassSplit, stalled look-back", R_ONE_PASS, F_STALL},
+    {"countSigns", R_COUNT, 0},
+    {"two-scan split", R_TWO_SCANS, 0},
+    {"cub::DevicePartition::If", R_CUB, 0},
+};
+#define CHECK_ROWS ((int)(sizeof checkRows / sizeof checkRows[0]))
+
+/* Sizes up to this get hx_check_split3's full report. */
+#define FULL_REPORT_MAX ((size_t)1 << 20)
+
+/* Every row on every mix at size n (the huge size: the one pass alone, on
+ * the thirds mix). Returns HX_EXIT_OK (also after a line saying the size
+ * was skipped for memory) or HX_EXIT_FAIL. */
+static int checkSize(const hx_device *dev, size_t n, int huge, uint64_t seed)
+{
+    const size_t bytes = problemBytes(n, !huge, !huge);
+    if (!hx_fits(dev, bytes)) {
+        printf("  n=%zu: skipped: needs %.0f MiB of device memory, %.0f MiB "
+               "free\n", n, bytes / 1048576.0, dev->free_mem / 1048576.0);
+        return HX_EXIT_OK;
+    }
+    Host h;
+    if (!hostCreate(&h, n)) {
+        hostDestroy(&h);
+        printf("  n=%zu: skipped: needs %.0f MiB of host memory\n", n,
+               3.0 * n * sizeof(int) / 1048576.0);
+        return HX_EXIT_OK;
+    }
+    Problem p;
+    problemCreate(&p, dev, n, !huge, !huge);
+    int rc = HX_EXIT_OK;
+    for (int m = 0; m < HX_MIX_COUNT && rc == HX_EXIT_OK; ++m) {
+        if (huge && m != HX_MIX_THIRDS) continue;
+        char label[96];
+        snprintf(label, sizeof label, "n=%zu mix=%s:", n,
+                 hx_mix_name((hx_mix)m));
+        hostLoad(&h, &p, (hx_mix)m, seed + (uint64_t)m);
+        int ran = 0;
+        for (int j = 0; j < CHECK_ROWS && rc == HX_EXIT_OK; ++j) {
+            if (huge && !(checkRows[j].kind == R_ONE_PASS &&
+                          checkRows[j].flags == 0))
+                continue;
+            if (checkRow(&p, &checkRows[j], &h, n <= FULL_REPORT_MAX,
+                         label)) {
+                printf("FAIL: n=%zu, mix %s (seed %llu), row %s\n", n,
+                       hx_mix_name((hx_mix)m),
+                       (unsigned long long)(seed + (uint64_t)m),
+                       checkRows[j].name);
+                rc = HX_EXIT_FAIL;
+            }
+            ++ran;
+        }
+        if (rc == HX_EXIT_OK)
+            printf("  n=%-10zu %-9s pass (%d rows; A = %zu, A + B = %zu; "
+                   "%zu tiles)\n", n, hx_mix_name((hx_mix)m), ran, h.a, h.ab,
+                   p.pass.tiles);
+    }
+    problemDestroy(&p);
+    hostDestroy(&h);
+    return rc;
+}
+
+static int selfCheck(const hx_device *dev, const hx_opts *o)
+{
+    hx_rng rng;
+    hx_rng_seed(&rng, o->seed);
+    const size_t randomOdd =
+        2 * (size_t)hx_rng_below(&rng, (uint64_t)1 << 24) + 1;
+    const size_t huge = ((size_t)1 << 30) + 12345;
+    /* A tile is 4096 elements: sizes around one, 300 tiles and a partial
+     * vector (the debug stalls' runs start at tile 64), 4097 tiles. */
+    const size_t sizes[] = {0, 1, 2, 3, 255, 256, 257, 4095, 4096, 4097,
+                            65537, 300 * 4096 + 3, 16777217, randomOdd, huge};
+    const size_t count = sizeof sizes / sizeof sizes[0];
+    printf("self-check, seed %llu: the one-pass split and the rows it is "
+           "timed against, every mix, against hx_split3; outputs poisoned "
+           "and guarded\n", (unsigned long long)o->seed);
+    if (o->n_set) {
+        const int rc = checkSize(dev, o->n, o->n > ((size_t)1 << 26), o->seed);
+        if (rc == HX_EXIT_OK) printf("self-check: pass\n");
+        return rc;
+    }
+    for (size_t s = 0; s < count; ++s) {
+        const int rc = checkSize(dev, sizes[s], sizes[s] == huge,
+                                 o->seed + 16 * s);
+        if (rc != HX_EXIT_OK) return rc;
+    }
+    printf("self-check: pass\n");
+    return HX_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * Timing
+ * ---------------------------------------------------------------------- */
+
+static const Row timedRows[] = {
+    {"cudaMemcpy device to device", R_MEMCPY, 0},
+    {"copyInts", R_COPY, 0},
+    {"countSigns (pass 1 alone)", R_COUNT, 0},
+    {"two-scan split", R_TWO_SCANS, 0},
+    {"cub::DevicePartition::If three-way", R_CUB, 0},
+    {"onePassSplit", R_ONE_PASS, 0},
+};
+#define TIMED_ROWS ((int)(sizeof timedRows / sizeof timedRows[0]))
+
+static int timeAll(const hx_device *dev, const hx_opts *o)
+{
+    char why[512];
+    /* in, out, negRank, zeroRank, zeroOut, and a byte for the rest */
+    size_t n = o->n;
+    if (o->n_set)
+        snprintf(why, sizeof why, "set by --n");
+    else
+        n = hx_default_n(dev, 5 * sizeof(int) + 1, why, sizeof why);
+    if (!hx_fits(dev, problemBytes(n, 1, 0))) {
+        fprintf(stderr, "%s: n = %zu does not fit in the GPU's free memory\n",
+                PROG, n);
+        return HX_EXIT_NOMEM;
+    }
+    Host h;
+    if (!hostCreate(&h, n)) {
+        hostDestroy(&h);
+        fprintf(stderr, "%s: n = %zu needs %.0f MiB of host memory\n", PROG,
+                n, 3.0 * n * sizeof(int) / 1048576.0);
+        return HX_EXIT_NOMEM;
+    }
+    Problem p;
+    problemCreate(&p, dev, n, 1, 0);
+    printf("n = %zu ints, %.1f MiB per buffer: %s\n", n, n * 4.0 / 1048576,
+           why);
+    hostLoad(&h, &p, HX_MIX_THIRDS, o->seed);
+    printf("input: mix thirds, seed %llu: A = %zu negatives, B = %zu zeros; "
+           "%zu tiles of %d\n", (unsigned long long)o->seed, h.a, h.ab - h.a,
+           p.pass.tiles, SPLIT_TILE);
+    hx_warn_if_cached(dev, n * sizeof(int), stdout);
+
+    int rc = HX_EXIT_OK;
+    RowRun runs[TIMED_ROWS];
+    hx_work works[TIMED_ROWS];
+    void *ctxs[TIMED_ROWS];
+    for (int j = 0; j < TIMED_ROWS; ++j) {
+        runs[j] = RowRun{&p, &timedRows[j]};
+        works[j] = runRow;
+        ctxs[j] = &runs[j];
+        if (rc == HX_EXIT_OK &&
+            checkRow(&p, &timedRows[j], &h, n <= FULL_REPORT_MAX,
+                     "before timing:")) {
+            printf("FAIL: n=%zu, row %s: nothing timed\n", n,
+                   timedRows[j].name);
+            rc = HX_EXIT_FAIL;
+        }
+    }
+    if (rc == HX_EXIT_OK) {
+        printf("every row checked against hx_split3 (CUB's third group for "
+               "the same values)\n");
+        hx_timing t[TIMED_ROWS];
+        hx_time_set(TIMED_ROWS, works, ctxs, o->warmup, o->runs, t);
+        char title[200];
+        snprintf(title, sizeof title, "three-way split of n = %zu ints, %d "
+                 "runs interleaved after %d warm-ups", n, o->runs, o->warmup);
+        hx_table_begin(stdout, title);
+        const double copyBytes = 2.0 * n * sizeof(int);
+        for (int j = 0; j < TIMED_ROWS; ++j)
+            hx_table_row(stdout, timedRows[j].name,
+                         launchesOf(&timedRows[j], &p), &t[j], t[1].median_ms,
+                         hx_floor_ms(floorInts(&timedRows[j]) * n *
+                                         sizeof(int),
+                                     copyBytes, t[0].median_ms));
+        hx_table_note(stdout, "x floor: over the row's own bytes at the "
+                      "memcpy's bandwidth: 2n ints for a copy and CUB, n for "
+                      "the count, 3n for the one pass, about 16n for the "
+                      "two-scan split");
+        hx_table_note(stdout, "CUB's zeros go to a buffer of their own and "
+                      "its positives come out in another order (checked for "
+                      "the same values)");
+        hx_table_end(stdout);
+    }
+    problemDestroy(&p);
+    hostDestroy(&h);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * main
+ * ---------------------------------------------------------------------- */
+
+static const char USAGE[] =
+    "The day 33 exercise's three-way split (negatives, zeros, positives,\n"
+    "each in input order) in one look-back pass after a counting pass,\n"
+    "checked against the host, then timed against a memcpy, a copy, the\n"
+    "two-scan split and CUB's three-way DevicePartition::If. --check: every\n"
+    "size (0 to over 2^30) and mix, no timing.";
+
+int main(int argc, char **argv)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    hx_opts o;
+    int rc = hx_parse_args(argc, argv, &o, 0, PROG, USAGE);
+    if (rc != HX_EXIT_OK || o.help) return rc;
+    hx_device dev;
+    rc = hx_device_open(&dev, PROG);
+    if (rc != HX_EXIT_OK) return rc;
+    hx_device_print(&dev, stdout);
+
+    rc = o.check ? selfCheck(&dev, &o) : timeAll(&dev, &o);
+
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("wall time %.2f s\n",
+           (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    return rc;
+}
