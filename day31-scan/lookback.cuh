@@ -233,8 +233,15 @@ lookbackTile(unsigned long long *state, unsigned tile,
         while (__any_sync(full, (w & LOOKBACK_FLAGS) == LOOKBACK_INVALID));
 
         /* Lowest lane holding a prefix = nearest tile that has one. */
+#ifndef LOOKBACK_BROKEN
         const unsigned prefixes =
             __ballot_sync(full, (w & LOOKBACK_FLAGS) == LOOKBACK_PREFIX);
+#else
+        /* A deliberate bug, built only by day31-scan/gpu-dev.sh to prove
+         * that the checks catch it: an aggregate taken for a prefix. */
+        const unsigned prefixes =
+            __ballot_sync(full, (w & LOOKBACK_FLAGS) != LOOKBACK_INVALID);
+#endif
         const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
         T v = lane <= stop ? Ops::value(w) : Ops::identity();
         /* Combine the window in every lane (a butterfly). Each partial is
