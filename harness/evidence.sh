@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # evidence.sh DEST [PART...]: on a GPU machine, build every day and capture
 # the transcripts the lessons quote, one file per part, into DEST:
-#   day31      scan --check, the default size, --n 8387997, compute-sanitizer
+#   day31      scan --check, the default run (timed), --variants, --sweep
+#              (its CSV beside the transcript), compute-sanitizer
+#   onepass    the exercise's one-pass split (solution/onepass.cu): its
+#              check and its table
 #   day33      compaction --check, the default size, --n 8387997, sanitizers
 #   threeway   the reference passing, the starter failing, the two wrong
 #              kernels' reports, memcheck of the reference
 #   grading    the grading tool over its corpus, and its --sanitize option
 #   class      a class of 100 copies of the reference solution, timed
-# With no PART, all five. Set COMMIT to the commit being captured (the GPU
+# With no PART, all six. Set COMMIT to the commit being captured (the GPU
 # machine's copy of the tree has no .git). Copy the files into the day
 # folders (day31-scan/evidence-h200.txt, ...; named for the GPU) and commit them.
 set -u
-dest=${1:?usage: evidence.sh DEST [day31|day33|threeway|grading|class]...}
+dest=${1:?usage: evidence.sh DEST [day31|onepass|day33|threeway|grading|class]...}
 shift
-parts=${*:-day31 day33 threeway grading class}
+parts=${*:-day31 onepass day33 threeway grading class}
 cd "$(dirname "$0")/.." || exit 2
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
@@ -27,12 +30,27 @@ for part in $parts; do
     day31)
         t=$dest/day31-scan.txt
         $cap "$t" ./day31-scan/scan --check
-        $cap "$t" ./day31-scan/scan
-        $cap "$t" ./day31-scan/scan --n 8387997
-        $cap "$t" $san --tool memcheck --leak-check full ./day31-scan/scan --n 100000 --runs 2 --warmup 1
+        $cap "$t" bash -c "time ./day31-scan/scan"
+        $cap "$t" ./day31-scan/scan --variants
+        $cap "$t" ./day31-scan/scan --sweep --csv "$dest/scan-sweep-h200.csv"
+        # The lesson's plot, where this machine has matplotlib (else one line).
+        $cap "$t" python3 harness/plot.py "$dest/scan-sweep-h200.csv" --out "$dest/sweep-h200.png"
+        # Small runs, the single pass over 130 tiles of 4096 (a look-back
+        # window moved back past 32 tiles, the debug stalls on).
+        $cap "$t" $san --tool memcheck --leak-check full ./day31-scan/scan --n 530001 --runs 2 --warmup 1
         for tool in memcheck racecheck synccheck initcheck; do
-            $cap "$t" $san --tool $tool ./day31-scan/scan --check --n 100000
+            $cap "$t" $san --tool $tool ./day31-scan/scan --check --n 530001
         done
+        ;;
+    onepass)
+        # Maintainers' evidence: solution/ is not in the student copy.
+        t=$dest/day33-onepass.txt
+        ex=day33-exercise-threeway
+        make -s -C $ex -f Makefile -f solution/onepass.mk threeway-onepass >>"$dest/build.log" 2>&1
+        $cap "$t" ./$ex/threeway-onepass --check
+        $cap "$t" ./$ex/threeway-onepass
+        $cap "$t" $san --tool memcheck ./$ex/threeway-onepass --check --n 530001
+        $cap "$t" $san --tool racecheck ./$ex/threeway-onepass --check --n 530001
         ;;
     day33)
         t=$dest/day33-compaction.txt
