@@ -136,6 +136,7 @@
 #define GRADE_ROUNDS 11                 /* timed rounds, unless --runs */
 #define GRADE_WARMUP 2
 #define MIN_ROUNDS 9
+#define GRADE_PRINTF ((size_t)64 << 10) /* bytes of device printf a launch */
 #define MODULE_MAX ((size_t)256 << 20)  /* the largest module file */
 
 static const char *g_prog = "threeway";
@@ -823,6 +824,8 @@ typedef struct {
     unsigned long long *hash;
     cudaEvent_t done;               /* the watchdog's marker */
     int *hIn, *hRef, *hGot;         /* host, cap ints each */
+    size_t thirdsLen;               /* hIn[0..thirdsLen) holds the thirds
+                                       stream (0: another input) */
     int *hChunk;                    /* host, CHUNK ints */
     ScanPlan scan;                  /* for scanN elements */
     size_t scanN;
@@ -920,13 +923,22 @@ typedef struct {
     int valid;             /* hIn and hRef hold this group */
 } Group;
 
-/* Host half: the input and the reference split. */
+/* Host half: the input and the reference split. The thirds input of
+ * size n is the first n values of one stream: above the edge mixes' sizes
+ * the whole stream is made once and every later size reuses its prefix
+ * (the sizes come in increasing order). */
 static void groupHost(Buffers *b, Group *g, size_t n, hx_mix mix,
                       uint64_t seed)
 {
     g->n = n;
     g->mix = mix;
-    hx_fill_threeway(b->hIn, n, mix, inputSeed(seed, n, mix));
+    if (mix != HX_MIX_THIRDS) {
+        hx_fill_threeway(b->hIn, n, mix, inputSeed(seed, n, mix));
+        b->thirdsLen = 0;
+    } else if (b->thirdsLen < n) {
+        b->thirdsLen = n > EDGE_MAX_N ? b->cap : n;
+        hx_fill_threeway(b->hIn, b->thirdsLen, mix, inputSeed(seed, 0, mix));
+    }
     hx_split3(b->hIn, b->hRef, n, &g->a, &g->ab);
     g->valid = 1;
 }
@@ -1405,6 +1417,9 @@ static void printRun(const Run *run, const Outcome *o, Tally *t)
     if (!t->fullShown) {
         t->fullShown = 1;
         printf("\n  The first failure in full:\n");
+        if (o->disagree)
+            printf("(the first launch's report; the second launch's output "
+                   "differed from it)\n");
         hx_split_print(where, &o->r, stdout);
         if (o->missing && !strcmp(o->status, "unwritten"))
             printf("The %s were never written: the output holds none of "
@@ -2013,6 +2028,8 @@ static void eventBegin(const Plan *p, const hx_device *dev, uint64_t seed)
 
 static void eventEnd(const char *status, const Plan *p, int passed)
 {
+    if (!g_ev.f)
+        return;
     fprintf(g_ev.f, "{\"event\":\"end\",\"status\":\"%s\",\"runs\":%d,"
             "\"passed\":%d", status, p->count, passed);
     eventDone();
@@ -2039,128 +2056,168 @@ static void teardown(Buffers *b, Module *m)
     free(m->image);
 }
 
-int main(int argc, char **argv)
-{
-    const double t0 = nowSeconds();
-    g_prog = argc > 0 && argv[0] ? argv[0] : "threeway";
-
-    /* 1. Arguments, the module file and the result file: exit 2 on any
-     *    machine when one is wrong. */
+/* Everything one process holds. */
+typedef struct {
+    double t0, checked;   /* when it started, when the checks ended */
     Args a;
-    memset(&a, 0, sizeof a);
-    int rc = takeArgs(&argc, argv, &a);
+    hx_opts o;
+    Module m;
+    hx_device dev;
+    Plan plan;
+    size_t timeN;         /* the timing's size */
+    Buffers b;
+    Group g;              /* the input on the host */
+    Tally t;
+} Session;
+
+/* Step 1: the arguments, the module file, the result file and the lock:
+ * exit 2 on any machine when one is wrong. */
+static int openFiles(Session *s, int argc, char **argv)
+{
+    int rc = takeArgs(&argc, argv, &s->a);
     if (rc != HX_EXIT_OK)
         return rc;
-    hx_opts o;
     char usage[2048];
     buildUsage(usage, sizeof usage);
-    rc = hx_parse_args(argc, argv, &o, 0, g_prog, usage);
-    if (rc != HX_EXIT_OK || o.help)
+    rc = hx_parse_args(argc, argv, &s->o, 0, g_prog, usage);
+    if (rc != HX_EXIT_OK || s->o.help)
         return rc;
-    if ((rc = checkArgs(&a, &o)) != HX_EXIT_OK)
+    if ((rc = checkArgs(&s->a, &s->o)) != HX_EXIT_OK)
         return rc;
-    Module m;
-    if ((rc = moduleRead(&m, a.module ? a.module : defaultModulePath())) !=
+    if ((rc = moduleRead(&s->m, s->a.module ? s->a.module
+                                             : defaultModulePath())) !=
         HX_EXIT_OK)
         return rc;
-    if (a.grade) {
-        g_ev.f = fopen(a.result, "w");
+    if (s->a.grade) {
+        g_ev.f = fopen(s->a.result, "w");
         if (!g_ev.f) {
             fprintf(stderr, "%s: cannot write the result file %s: %s\n",
-                    g_prog, a.result, strerror(errno));
+                    g_prog, s->a.result, strerror(errno));
             return HX_EXIT_USAGE;
         }
         atexit(faultAtExit);
     }
-    if (hx_gpu_lock_open(&g_lock, a.lock)) {
+    if (hx_gpu_lock_open(&g_lock, s->a.lock)) {
         fprintf(stderr, "%s: cannot open the GPU lock %s: %s\n", g_prog,
-                a.lock, strerror(errno));
+                s->a.lock, strerror(errno));
         g_ev.terminal = 1;
         return HX_EXIT_USAGE;
     }
+    return HX_EXIT_OK;
+}
 
-    /* 2. The device, the driver API and the module, holding the lock
-     *    shared: context creation never lands inside a timing. */
+/* Step 2, holding the lock shared (context creation must never land
+ * inside someone's timing): the device, the driver API, the module, the
+ * plan, and in grade mode the begin and module events. Returns with the
+ * lock held; on an unusable module it stays held until the process ends,
+ * so that the context's teardown is inside it too. */
+static int openDevice(Session *s)
+{
+    int rc;
     lockGpu(HX_LOCK_SHARED);
-    hx_device dev;
-    if ((rc = hx_device_open(&dev, g_prog)) != HX_EXIT_OK ||
+    if ((rc = hx_device_open(&s->dev, g_prog)) != HX_EXIT_OK ||
         (rc = driverApiOpen()) != HX_EXIT_OK) {
         g_ev.terminal = 1;
         return rc;
     }
-    moduleLoad(&m);
+    /* A kernel's printf reaches stdout, which grade mode ignores: a small
+     * buffer bounds what a flood of it costs. */
+    if (s->a.grade)
+        HX_CHECK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, GRADE_PRINTF));
+    moduleLoad(&s->m);
 
-    /* 3. The plan, and the buffers for its largest size. */
-    Plan plan;
-    const int timing = a.grade ? a.time : !o.check;
-    const size_t timeN = o.n_set ? o.n : timingSize(&dev);
-    a.planArgs.timingN = timing ? timeN : 0;
-    if (!strcmp(a.planArgs.name, "sanitize"))
-        planSanitize(&plan, &dev, &a.planArgs);
-    else if (o.n_set)
-        planBuild(&plan, &dev, o.seed, &a.planArgs, &o.n, 1, m.maxThreads);
+    PlanArgs *pa = &s->a.planArgs;
+    const int sanitize = !strcmp(pa->name, "sanitize");
+    const int timing = !sanitize && (s->a.grade ? s->a.time : !s->o.check);
+    s->timeN = s->o.n_set ? s->o.n : timingSize(&s->dev);
+    pa->timingN = timing ? s->timeN : 0;
+    if (sanitize)
+        planSanitize(&s->plan, &s->dev, pa);
     else
-        planBuild(&plan, &dev, o.seed, &a.planArgs, NULL, 0, m.maxThreads);
-    if (!strcmp(a.planArgs.name, "sanitize") && timing)
-        a.planArgs.timingN = 0;   /* a sanitizer run times nothing */
+        planBuild(&s->plan, &s->dev, s->o.seed, pa,
+                  s->o.n_set ? &s->o.n : NULL, s->o.n_set, s->m.maxThreads);
 
-    if (a.grade)
-        eventBegin(&plan, &dev, o.seed);
-    if ((rc = reportModule(&m, &dev)) != HX_EXIT_OK ||
-        m.status != MODULE_OK) {
-        unlockGpu();
-        if (a.grade)
-            eventEnd(m.status == MODULE_SIGNATURE ? "signature"
-                                                  : "load_error", &plan, 0);
+    if (s->a.grade)
+        eventBegin(&s->plan, &s->dev, s->o.seed);
+    if ((rc = reportModule(&s->m, &s->dev)) != HX_EXIT_OK)
         return rc;
-    }
-    Buffers b;
-    buffersAlloc(&b, &dev, plan.maxN, a.grade && a.time);
-    unlockGpu();
-    if (!a.grade)
-        printHeader(&dev, &m, &plan, o.seed);
-
-    /* 4. Every run of the plan. */
-    const Ctx c = {&m, a.runTimeoutValue};
-    Tally t = {0, 0, 0, NULL};
-    Group g;
-    runPlan(&c, &b, &plan, o.seed, &g, &t);
-    const double checked = nowSeconds();
-
-    /* 5. The timing, when every run passed. */
-    const int allPassed = t.passed == t.runs;
-    const int timeIt = allPassed && a.planArgs.timingN > 0;
-    int timingBad = 0;
-    if (timeIt && !(g.valid && g.n == timeN && g.mix == HX_MIX_THIRDS))
-        groupHost(&b, &g, timeN, HX_MIX_THIRDS, o.seed);
-    if (a.grade) {
-        if (timeIt) {
-            const int rounds = !a.runsGiven ? GRADE_ROUNDS
-                               : o.runs > MIN_ROUNDS ? o.runs : MIN_ROUNDS;
-            const int warmup = o.warmup > GRADE_WARMUP ? o.warmup
-                                                       : GRADE_WARMUP;
-            timingBad = gradeTiming(&c, &b, &g, &o, rounds, warmup);
-        }
-        eventEnd(timingBad ? "nondeterministic"
-                 : allPassed ? "pass" : t.firstFail, &plan, t.passed);
-        teardown(&b, &m);
+    if (s->m.status != MODULE_OK) {
+        eventEnd(s->m.status == MODULE_SIGNATURE ? "signature" : "load_error",
+                 &s->plan, 0);
         return HX_EXIT_OK;
     }
+    buffersAlloc(&s->b, &s->dev, s->plan.maxN, s->a.grade && s->a.time);
+    return HX_EXIT_OK;
+}
 
-    printf("\n%d of %d runs passed\n", t.passed, t.runs);
-    if (!allPassed) {
+/* Step 4 of grade mode: the timing when every run passed, then "end". */
+static int gradeFinish(Session *s, const Ctx *c)
+{
+    const int allPassed = s->t.passed == s->t.runs;
+    int timingBad = 0;
+    if (allPassed && s->a.planArgs.timingN) {
+        const int rounds = !s->a.runsGiven ? GRADE_ROUNDS
+                           : s->o.runs > MIN_ROUNDS ? s->o.runs : MIN_ROUNDS;
+        const int warmup = s->o.warmup > GRADE_WARMUP ? s->o.warmup
+                                                      : GRADE_WARMUP;
+        timingBad = gradeTiming(c, &s->b, &s->g, &s->o, rounds, warmup);
+    }
+    eventEnd(timingBad ? "nondeterministic"
+             : allPassed ? "pass" : s->t.firstFail, &s->plan, s->t.passed);
+    teardown(&s->b, &s->m);
+    return HX_EXIT_OK;
+}
+
+/* Step 4 of student mode: the summary, the timing when every run passed,
+ * the wall time and the last line. */
+static int studentFinish(Session *s, const Ctx *c)
+{
+    const int allPassed = s->t.passed == s->t.runs;
+    const int timeIt = allPassed && s->a.planArgs.timingN;
+    int timingBad = 0;
+    printf("\n%d of %d runs passed\n", s->t.passed, s->t.runs);
+    if (!allPassed)
         printf("(the first failure's report is above; %s --n N --mix M "
-               "--grid BxT reruns one run)\n", g_prog);
-    } else if (timeIt) {
+               "--grid BxT --check reruns one run)\n", g_prog);
+    if (timeIt) {
         lockGpu(HX_LOCK_SHARED);
-        timingBad = studentTiming(&c, &b, &dev, &g, &o);
+        timingBad = studentTiming(c, &s->b, &s->dev, &s->g, &s->o);
         unlockGpu();
     }
-    teardown(&b, &m);
+    teardown(&s->b, &s->m);
     const double end = nowSeconds();
-    printf("\nwall time: %.1f s (checks %.1f s", end - t0, checked - t0);
-    if (timeIt && allPassed)
-        printf(", timing %.1f s", end - checked);
+    printf("\nwall time: %.1f s (checks %.1f s", end - s->t0,
+           s->checked - s->t0);
+    if (timeIt)
+        printf(", timing %.1f s", end - s->checked);
     printf(")\n%s\n", allPassed && !timingBad ? "PASS" : "FAIL");
     return allPassed && !timingBad ? HX_EXIT_OK : HX_EXIT_FAIL;
+}
+
+int main(int argc, char **argv)
+{
+    static Session s;
+    s.t0 = nowSeconds();
+    g_prog = argc > 0 && argv[0] ? argv[0] : "threeway";
+
+    int rc = openFiles(&s, argc, argv);
+    if (rc != HX_EXIT_OK || s.o.help)
+        return rc;
+    if ((rc = openDevice(&s)) != HX_EXIT_OK || s.m.status != MODULE_OK)
+        return rc;
+    unlockGpu();
+    if (!s.a.grade)
+        printHeader(&s.dev, &s.m, &s.plan, s.o.seed);
+
+    /* Step 3: every run of the plan. */
+    const Ctx c = {&s.m, s.a.runTimeoutValue};
+    runPlan(&c, &s.b, &s.plan, s.o.seed, &s.g, &s.t);
+    s.checked = nowSeconds();
+    /* The timing's input is thirds at the timing size, the plan's last
+     * group unless --mix chose another. */
+    if (s.a.planArgs.timingN && s.t.passed == s.t.runs &&
+        !(s.g.valid && s.g.n == s.timeN && s.g.mix == HX_MIX_THIRDS))
+        groupHost(&s.b, &s.g, s.timeN, HX_MIX_THIRDS, s.o.seed);
+
+    return s.a.grade ? gradeFinish(&s, &c) : studentFinish(&s, &c);
 }
