@@ -23,27 +23,28 @@
  *           ./threeway --mix ends --n 257 --grid 3x64    one run, its report
  *           ./threeway --module FILE  another module (make solution does so)
  *
- * The plan (one process runs it all; planFull below): sizes 0 to 8, 2^k - 1,
- * 2^k and 2^k + 1 for k = 4..20 (they hold the scan's tile edges 255..257
- * and 65535..65537, where it needs a third level), the lesson's 8387997,
- * 16777217 (a fourth level) and RANDOM_SIZES sizes drawn from the seed (half
- * even, half odd, log-uniform up to 4M); with the timing, the timing size
- * too. The mix "thirds" at every size, every edge mix at the sizes up to
- * EDGE_MAX_N. Grids: the normal grid (hx_grid_for, 256 threads) for every
- * size and mix, launched twice (the second launch, on a freshly poisoned
- * output, must reproduce the first); the small grid (3 x 64) and, for
- * thirds, one grid drawn from the seed (block a multiple of 32 up to 1024,
- * 1 to 300 blocks) up to NARROW_MAX_N, and above it a drawn grid of at
- * least 64 x 128 threads. Student mode uses HX_DEFAULT_SEED unless --seed;
- * the seed is always printed.
+ * The plan (one process runs it all; planBuild below): sizes 0 to 8,
+ * 2^k - 1, 2^k and 2^k + 1 for k = 4..20 (they hold the scan's tile edges
+ * 255..257 and 65535..65537, where it needs a third level), the lesson's
+ * 8387997, 16777217 (a fourth level) and RANDOM_SIZES sizes drawn from the
+ * seed (half even, half odd, log-uniform up to 4M); with the timing, the
+ * timing size too. The mix "thirds" at every size, every edge mix at the
+ * sizes up to EDGE_MAX_N. Grids: the normal grid (hx_grid_for, 256
+ * threads) for every size and mix, launched twice (the second launch, on a
+ * freshly poisoned output, must reproduce the first); the small grid
+ * (3 x 64) and, for thirds, one grid drawn from the seed (block a multiple
+ * of 32 up to 1024, 1 to 300 blocks) up to NARROW_MAX_N, and above it a
+ * drawn grid of at least 64 x 128 threads. Student mode uses
+ * HX_DEFAULT_SEED unless --seed; the seed is always printed.
  *
  * Every run: the output is poisoned and its guards (GUARD_WORDS on each
  * side, 4 MiB) laid down by cudaMemset; the kernel is launched and waited
- * for by polling against --run-timeout (exit 6 when it runs past it); a
- * driver kernel scans the guards on the device; the output is compared
- * with the host reference element for element, and any difference goes to
- * hx_check_split3 for its report. The driver's own ranks are checked on
- * the device before the student's kernel first sees them.
+ * for by polling against its limit (--run-timeout seconds, default 10, per
+ * 2^24 elements and never less; exit 6 past it); a driver kernel scans the
+ * guards on the device; the output is compared with the host reference
+ * element for element, and any difference goes to hx_check_split3 for its
+ * report. The driver's own ranks are checked on the device before the
+ * student's kernel first sees them.
  *
  * Grade mode (the grading tool's contract; stdout is for humans only: a
  * kernel's printf reaches it, so nothing there is trusted):
@@ -57,7 +58,7 @@
  *   {"event":"module","status":"ok"}, or "status":"signature" with
  *    "entries":["_Z...",...] (null: the driver cannot list them), or
  *    "status":"load_error" with "error":"CUDA_ERROR_..."; after a module
- *    that is not ok, "end" follows and the exit code is 0
+ *    that is not ok, "end" follows with that status and the exit code is 0
  *   {"event":"start","run":k,"label":"n=257 mix=thirds grid=3x64","n":257,
  *    "mix":"thirds","blocks":3,"block":64,"launches":1}, written before the
  *    run's first GPU work (runs count from 0)
@@ -76,8 +77,9 @@
  *   {"event":"timing","n":N,"rounds":R,"warmup":W,"copy_ms":..,
  *    "split_ms":..,"x_copy":..,"x_copy_min":..,"x_copy_max":..,
  *    "status":"pass"}, or "status":"nondeterministic" with "bad_round":r
- *    and null times: only with --time, only when every run passed (see
- *    gradeTiming for how each timed round is verified)
+ *    and null times: only with --time, only when every run passed; R is
+ *    11 unless --runs (then at least 9), W at least 2 (see gradeTiming for
+ *    how each timed round is verified)
  *   {"event":"fault","run":k|null,"phase":"check"|"timing","call":C,
  *    "error":"cudaErrorIllegalAddress"}, then exit 4
  *   {"event":"timeout","run":k|null,"phase":..,"seconds":T}, then exit 6
