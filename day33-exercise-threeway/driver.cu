@@ -1,108 +1,238 @@
-/* driver.cu: DO NOT MODIFY. The driver of the day 33 exercise; students
- * edit threeway.cu only (the grader compiles each submission against this
- * file, unchanged).
+/* driver.cu: the driver of the day 33 exercise (students edit threeway.cu,
+ * never this file).
+ *
+ * No code of the student's is linked into this program. threeway.cu is
+ * compiled to a device module alone (harness/grader/compiler.py: device
+ * code only, includes from the CUDA Toolkit and the compiler's system
+ * folders only), and the driver loads that module with the CUDA driver API
+ * and launches scatterThreeWay by its mangled name. No host code from a
+ * submission ever runs: not here, not in the grading tool.
  *
  * What it shows: a stable three-way split (negatives | zeros | positives)
  * built from two predicates, two day-31 scans (one per boundary, never one
  * per group) and the student's scatterThreeWay, checked slot for slot by
- * the harness's three-way check, then timed against a copy and against the
- * two-way partition of day 33 on the same input.
+ * the harness's three-way check on every run of a plan, then timed against
+ * a copy, the device-to-device memcpy and the two-way partition of day 33.
  *
- *   build:  make                         (./threeway from threeway.cu)
- *           make STUDENT=path/to/threeway.cu   (another kernel, same driver)
- *           make solution                (./threeway-solution, and its check)
- *   run:    ./threeway --check           check only: every size, mix, grid
- *           ./threeway                   check, then the timing table
- *           ./threeway --n 8387997       one size only (check, then timing)
+ *   build:  make                      ./threeway, and threeway.cu compiled to
+ *                                     build/threeway.fatbin (ARCH="75 80 90";
+ *                                     make ARCH=90 writes build/threeway.cubin)
+ *   run:    ./threeway --check        the check: every run of the plan
+ *           ./threeway                the check, then the timing table
+ *           ./threeway --n 8387997    one size: its check, then its timing
+ *           ./threeway --mix ends --n 257 --grid 3x64    one run, its report
+ *           ./threeway --module FILE  another module (make solution does so)
  *
- * Student mode checks sizes 0, 1, 255, 256, 257, 65537, 8387997 (the
- * lesson's) and the default timing size (hx_default_n: several times the
- * L2), the mix "thirds" at every size and the edge mixes (all negative,
- * all zero, all positive, no zeros, ends) at sizes 1 to 65537. Each
- * configuration runs twice: with the normal grid (hx_grid_for, 256
- * threads) and with a small grid of SMALL_GRID blocks of SMALL_BLOCK
- * threads, so a kernel that is not grid-stride leaves slots unwritten.
- * Passing runs print one line each; the first failure prints the full
- * report; the last line is PASS (exit 0) or FAIL (exit 1).
+ * The plan (one process runs it all; planBuild below): sizes 0 to 8,
+ * 2^k - 1, 2^k and 2^k + 1 for k = 4..20 (they hold the scan's tile edges
+ * 255..257 and 65535..65537, where it needs a third level), the lesson's
+ * 8387997, 16777217 (a fourth level) and RANDOM_SIZES sizes drawn from the
+ * seed (half even, half odd, log-uniform up to 4M); with the timing, the
+ * timing size too. The mix "thirds" at every size, every edge mix at the
+ * sizes up to EDGE_MAX_N. Grids: the normal grid (hx_grid_for, 256
+ * threads) for every size and mix, launched twice (the second launch, on a
+ * freshly poisoned output, must reproduce the first); the small grid
+ * (3 x 64) and, for thirds, one grid drawn from the seed (block a multiple
+ * of 32 up to 1024, 1 to 300 blocks) up to NARROW_MAX_N, and above it a
+ * drawn grid of at least 64 x 128 threads. Student mode uses
+ * HX_DEFAULT_SEED unless --seed; the seed is always printed.
  *
- * Grade mode (the grading tool's interface; stdout is for humans only):
- *   ./threeway --grade --result FILE [--n N] [--seed S] [--mix NAME]
- *              [--grid G] [--block B] [--repeat K] [--time]
- *              [--runs R] [--warmup W] [--lock LOCKFILE]
- *   runs one configuration: n = N (default 8387997), the input mix NAME
- *   (an hx_mix_name value, default thirds; --help lists them), G = 0 the
- *   normal grid (default) or G > 0 blocks, of B threads (default 256;
- *   student mode's small grid is --grid 3 --block 64), K >= 1 launches on
- *   the same input (default 1), each on a freshly poisoned output. After
- *   every check is done it writes FILE: one JSON object on one line,
- *     "status"   pass | boundary | order | mismatch | unwritten |
- *                out_of_bounds | nondeterministic (the check's swapped and
- *                group_missing count as boundary)
- *     "detail"   the check's own kind (hx_split_kind_name) for launch 0
- *     "n", "seed", "mix", "grid" (G as given), "blocks" (launched), "block"
- *     "want_b1", "want_b2", "found_b1", "found_b2", "b1_ok", "b2_ok"
- *     "first_bad" (-1 if none), "got", "want" (null if none), "bad",
- *     "unwritten", "order_errors", "guard_before", "guard_after",
- *     "guard_first_offset" (offset from out[0]; null if none)
- *     "disagree_run"  -1, or the first launch k whose output (or guard
- *                     writes) differed from launch 0's: status is then
- *                     nondeterministic; the other fields describe launch 0
- *   and with --time, measured only when the status is pass (else null):
- *     "split_ms"      the whole split: 2 marks + 2 scans + scatterThreeWay
- *                     with the grid under test
- *     "partition_ms"  the two-way partition: 1 mark + 1 scan + scatter
- *     "copy_ms"       copyInts over the same n
- *     "x_copy"        split_ms / copy_ms
- *   --lock LOCKFILE: the GPU lock the grading tool shares between its
- *   runs (hx_lock.h): the GPU work of the checks is done holding it
- *   shared, the timed loops holding it exclusive. Without it nothing is
- *   locked.
- *   Exit codes: 0 the file was written (whatever the status), 2 bad arguments,
- *   FILE not writable or LOCKFILE not usable, 3 no GPU, 4 a CUDA error or a
- *   kernel fault (the CUDA error line on stderr, no file), 5 n does not fit.
+ * Every run: the output is poisoned and its guards (GUARD_WORDS on each
+ * side, 4 MiB) laid down by cudaMemset; the kernel is launched and waited
+ * for by polling against its limit (--run-timeout seconds, default 10, per
+ * 2^24 elements and never less; exit 6 past it); a driver kernel scans the
+ * guards on the device; the output is compared with the host reference
+ * element for element, and any difference goes to hx_check_split3 for its
+ * report. The driver's own ranks are checked on the device before the
+ * student's kernel first sees them.
+ *
+ * Grade mode (the grading tool's contract; stdout is for humans only: a
+ * kernel's printf reaches it, so nothing there is trusted):
+ *   ./threeway --grade --module FILE --result FILE [--seed S]
+ *              [--plan full|sanitize] [--time] [--lock FILE]
+ *              [--run-timeout SEC] [--runs R] [--warmup W]
+ * FILE receives JSON Lines, written by the driver alone, each line one
+ * object with an "event" key, flushed as it is written:
+ *   {"event":"begin","seed":S,"plan":"full","runs":K,"gpu":"NVIDIA H200",
+ *    "cc":"9.0","sms":132,"l2_bytes":B,"driver":13000,"runtime":13000}
+ *   {"event":"module","status":"ok"}, or "status":"signature" with
+ *    "entries":["_Z...",...] (null: the driver cannot list them), or
+ *    "status":"load_error" with "error":"CUDA_ERROR_..."; after a module
+ *    that is not ok, "end" follows with that status and the exit code is 0
+ *   {"event":"start","run":k,"label":"n=257 mix=thirds grid=3x64","n":257,
+ *    "mix":"thirds","blocks":3,"block":64,"launches":1}, written before the
+ *    run's first GPU work (runs count from 0)
+ *   {"event":"result","run":k,"status":S,"detail":D,"want_b1":..,
+ *    "want_b2":..,"found_b1":..,"found_b2":..,"b1_ok":..,"b2_ok":..,
+ *    "first_bad":i|-1,"got":v|null,"want":v|null,"bad":..,"unwritten":..,
+ *    "order_errors":..,"guard_before":..,"guard_after":..,
+ *    "guard_first_offset":o|null,"disagree_run":-1|1,"group":G|null}
+ *    S: pass | boundary | order | mismatch | unwritten | out_of_bounds |
+ *    nondeterministic; D: the check's own kind (hx_split_kind_name; its
+ *    swapped and group_missing are status boundary); group: the input's
+ *    groups the output never received ("positives", "zeros and positives")
+ *    when status is unwritten for that reason, else null; disagree_run 1:
+ *    the second launch's output or guard writes differed from the first's
+ *    (status nondeterministic; the other fields describe the first)
+ *   {"event":"timing","n":N,"rounds":R,"warmup":W,"copy_ms":..,
+ *    "split_ms":..,"x_copy":..,"x_copy_min":..,"x_copy_max":..,
+ *    "status":"pass"}, or "status":"nondeterministic" with "bad_round":r
+ *    and null times: only with --time, only when every run passed; R is
+ *    11 unless --runs (then at least 9), W at least 2 (see gradeTiming for
+ *    how each timed round is verified)
+ *   {"event":"fault","run":k|null,"phase":"check"|"timing","call":C,
+ *    "error":"cudaErrorIllegalAddress"}, then exit 4
+ *   {"event":"timeout","run":k|null,"phase":..,"seconds":T}, then exit 6
+ *   {"event":"end","status":"pass"|<first failing status>,"runs":K,
+ *    "passed":P} ("nondeterministic" when only the timing found it).
+ *    The plan stops at its first failing run: P runs passed before it.
+ * Exit codes: 0 "end" was written; 2 bad arguments, or the module, FILE
+ * or the lock unusable; 3 no GPU; 4 a CUDA error or fault (after "fault"
+ * when a run or the timing was under way); 5 the plan does not fit in
+ * memory; 6 a launch ran past its limit (after "timeout").
  */
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cstdint>
-#include <cerrno>
+#include <ctime>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "hx_cuda.h"
+/* Types of the driver API only: nothing links libcuda, so the program
+ * starts (and says there is no GPU) on a machine with no driver at all. The
+ * entry points come from the runtime at run time (driverApiOpen). */
+#include <cuda.h>
+
 #include "hx_args.h"
-#include "hx_input.h"
-#include "hx_ref.h"
 #include "hx_check.h"
+#include "hx_cuda.h"
 #include "hx_guard.h"
+#include "hx_input.h"
 #include "hx_lock.h"
+#include "hx_ref.h"
 #include "hx_time.h"
 #include "../day31-scan/tile_scan.h"
 
-/* The student's kernel, in threeway.cu (signature fixed by DESIGN.md). */
-__global__ void scatterThreeWay(const int* __restrict__ in,
-                                const int* __restrict__ negRank,
-                                const int* __restrict__ zeroRank,
-                                int* __restrict__ out, size_t n,
-                                const int* __restrict__ totalNeg,
-                                const int* __restrict__ totalZero);
+/* scatterThreeWay(const int*, const int*, const int*, int*, size_t,
+ * const int*, const int*), as the compiler mangles it. */
+#define ENTRY "_Z15scatterThreeWayPKiS0_S0_PimS0_S0_"
 
-static const char *const PROG = "threeway";
-
-#define BLOCK 256              /* threads per block of every normal grid */
-#define SMALL_GRID 3u          /* the small grid: 3 x 64 = 192 threads, not a
-                                  power of two, fewer than 255 */
+#define BLOCK 256u              /* threads per block of every normal grid */
+#define SMALL_GRID 3u           /* the small grid: 3 x 64 = 192 threads, not
+                                   a power of two, fewer than a tile */
 #define SMALL_BLOCK 64u
 #define LESSON_N ((size_t)8387997)
-/* Device bytes per element: in, negRank, zeroRank, out, plus the scan's
- * level sums (under 1/64 byte per element), rounded up. */
-#define BYTES_PER_ELEMENT 17
+#define FOUR_LEVELS_N ((size_t)SCAN_TILE * SCAN_TILE * SCAN_TILE + 1)
+#define EDGE_MAX_N ((size_t)4097)       /* every edge mix up to this size */
+#define NARROW_MAX_N ((size_t)1048577)  /* small grids up to this size */
+#define RANDOM_SIZES 10
+#define RANDOM_MAX_N ((size_t)4 << 20)
+#define GUARD_WORDS ((size_t)1 << 20)   /* 4 MiB of guard on each side */
+#define EXIT_TIMEOUT 6                  /* a launch ran past its limit */
+#define RUN_TIMEOUT_S 10.0              /* per launch, per 2^24 elements */
+#define GRADE_ROUNDS 11                 /* timed rounds, unless --runs */
+#define GRADE_WARMUP 2
+#define MIN_ROUNDS 9
+#define GRADE_PRINTF ((size_t)64 << 10) /* bytes of device printf a launch */
+#define MODULE_MAX ((size_t)256 << 20)  /* the largest module file */
 
-/* The driver's own kernels and helpers are static: a submission may
- * define helpers of its own, and a name both files use must not break the
- * link. */
+static const char *g_prog = "threeway";
 
 /* ------------------------------------------------------------------ */
-/* Predicates: flags[i] = 1 where in[i] belongs to the group, else 0.  */
+/* The result file (grade mode): JSON Lines, flushed line by line.     */
 
+typedef struct {
+    FILE *f;             /* NULL in student mode */
+    int terminal;        /* "end", "fault" or "timeout" has been written */
+    long long run;       /* the run under way, -1 when none */
+    const char *phase;   /* "check" or "timing" */
+} Events;
+
+static Events g_ev = {NULL, 0, -1, "check"};
+
+static void jsonString(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; ++s) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void jsonRun(FILE *f, long long run)
+{
+    if (run >= 0)
+        fprintf(f, "%lld", run);
+    else
+        fputs("null", f);
+}
+
+static void eventDone(void)
+{
+    fputs("}\n", g_ev.f);
+    fflush(g_ev.f);
+}
+
+static void eventFault(const char *call, const char *error)
+{
+    if (!g_ev.f || g_ev.terminal)
+        return;
+    fprintf(g_ev.f, "{\"event\":\"fault\",\"run\":");
+    jsonRun(g_ev.f, g_ev.run);
+    fprintf(g_ev.f, ",\"phase\":\"%s\",\"call\":", g_ev.phase);
+    jsonString(g_ev.f, call);
+    fprintf(g_ev.f, ",\"error\":");
+    jsonString(g_ev.f, error);
+    eventDone();
+    g_ev.terminal = 1;
+}
+
+/* An exit the driver did not plan (hx_cuda_check's, on a CUDA error in
+ * the driver's own calls) still names the run it happened in. */
+static void faultAtExit(void)
+{
+    const cudaError_t err = cudaPeekAtLastError();
+    eventFault("a CUDA call of the driver (its line is on stderr)",
+               err != cudaSuccess ? cudaGetErrorName(err) : "see stderr");
+}
+
+static double nowSeconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void *hostAlloc(size_t count, size_t size, const char *what)
+{
+    void *p = malloc(count ? count * size : 1);
+    if (!p) {
+        fprintf(stderr, "%s: %s (%.1f MiB) does not fit in host memory: try "
+                "a smaller --n\n", g_prog, what, count * size / 1048576.0);
+        g_ev.terminal = 1;
+        exit(HX_EXIT_NOMEM);
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* The driver's kernels. None of them is the student's: predicates, the */
+/* copy and the two-way scatter for the timing, and the checks that run */
+/* on the device so that nothing large crosses to the host.             */
+
+/* flags[i] = 1 where in[i] belongs to the group, else 0. */
 static __global__ void markNegative(const int* __restrict__ in,
                                     int* __restrict__ flags, size_t n)
 {
@@ -121,15 +251,11 @@ static __global__ void markZero(const int* __restrict__ in,
         flags[i] = in[i] == 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Scatter for comparison.                                             */
-
 /* The stable two-way partition's scatter of day 33 (negatives first, then
  * everything else, each in input order), copied here on purpose: day 33
  * has no shared kernel file, and the timing puts this row beside the split
  * so the student sees what the second boundary costs. rank is the
  * exclusive scan of markNegative; *totalTrue its total, on the device. */
-
 static __global__ void scatterTwoWay(const int* __restrict__ in,
                                      const int* __restrict__ rank,
                                      int* __restrict__ out, size_t n,
@@ -145,9 +271,7 @@ static __global__ void scatterTwoWay(const int* __restrict__ in,
     }
 }
 
-/* ------------------------------------------------------------------ */
-/* Baseline: the copy every row is measured against.                   */
-
+/* The copy every row is measured against. */
 static __global__ void copyInts(const int* __restrict__ in,
                                 int* __restrict__ out, size_t n)
 {
@@ -157,460 +281,958 @@ static __global__ void copyInts(const int* __restrict__ in,
         out[i] = in[i];
 }
 
+/* What scanGuards found. Indices are into each guard region. */
+typedef struct {
+    unsigned long long before, after;   /* changed words on each side */
+    unsigned long long nearBefore;      /* 1 + the highest changed index
+                                           before the output (0: none) */
+    unsigned long long nearAfter;       /* the lowest changed index after
+                                           it (ULLONG_MAX: none) */
+} GuardScan;
+
+/* Counts the words of both guard regions that no longer hold
+ * HX_GUARD_WORD, and finds the changed word nearest the output on each
+ * side. *r must hold {0, 0, 0, ULLONG_MAX} before the launch. */
+static __global__ void scanGuards(const int* __restrict__ before,
+                                  size_t beforeWords,
+                                  const int* __restrict__ after,
+                                  size_t afterWords, GuardScan *r)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+         i < beforeWords + afterWords; i += stride) {
+        if (i < beforeWords) {
+            if (before[i] != HX_GUARD_WORD) {
+                atomicAdd(&r->before, 1ull);
+                atomicMax(&r->nearBefore, (unsigned long long)i + 1);
+            }
+        } else if (after[i - beforeWords] != HX_GUARD_WORD) {
+            atomicAdd(&r->after, 1ull);
+            atomicMin(&r->nearAfter, (unsigned long long)(i - beforeWords));
+        }
+    }
+}
+
+/* The ranks' defining property, element for element: negRank[0] = 0 and
+ * negRank[i] = negRank[i-1] + (in[i-1] < 0), the same for zeros. By
+ * induction that makes them the exclusive counts; the host then compares
+ * the totals with the counts of its own input. *r must hold
+ * {0, ULLONG_MAX} before the launch. */
+typedef struct {
+    unsigned long long bad, first;
+} RankCheck;
+
+static __global__ void checkRanks(const int* __restrict__ in,
+                                  const int* __restrict__ negRank,
+                                  const int* __restrict__ zeroRank,
+                                  size_t n, RankCheck *r)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        const int wantNeg = i ? negRank[i - 1] + (in[i - 1] < 0) : 0;
+        const int wantZero = i ? zeroRank[i - 1] + (in[i - 1] == 0) : 0;
+        if (negRank[i] != wantNeg || zeroRank[i] != wantZero) {
+            atomicAdd(&r->bad, 1ull);
+            atomicMin(&r->first, (unsigned long long)i);
+        }
+    }
+}
+
+/* splitmix64's finaliser: a bijection of 64-bit words that mixes every
+ * input bit into every output bit. */
+static __host__ __device__ inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The keyed hash of one output word: position and value packed into one
+ * word (i < 2^31), keyed, mixed. */
+static __host__ __device__ inline uint64_t hashWord(uint64_t key, size_t i,
+                                                    int v)
+{
+    return mix64(key ^ ((uint64_t)i << 32 | (uint32_t)v));
+}
+
+/* *acc += the sum over i of hashWord(key, i, out[i]), modulo 2^64. */
+static __global__ void keyedHash(const int* __restrict__ out, size_t n,
+                                 uint64_t key, unsigned long long *acc)
+{
+    uint64_t s = 0;
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        s += hashWord(key, i, out[i]);
+    for (int d = 16; d > 0; d /= 2)
+        s += __shfl_down_sync(0xffffffffu, s, d);
+    if ((threadIdx.x & 31) == 0)
+        atomicAdd(acc, (unsigned long long)s);
+}
+
+/* in[i] = base[i] with bits 20..27 flipped by mask where it is not zero:
+ * every value keeps its kind (inputs lie in [-1000000, 1000000], so a
+ * negative keeps its top bits and a positive stays below 2^28), so the
+ * split keeps its permutation while every value changes; and no value
+ * becomes HX_POISON or HX_GUARD_WORD (top nibbles B and A). */
+static __global__ void maskInput(const int* __restrict__ base,
+                                 int* __restrict__ in, size_t n, int mask)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        in[i] = base[i] ? base[i] ^ mask : 0;
+}
+
 /* ------------------------------------------------------------------ */
-/* One problem of size n on the device, and its host copies.           */
+/* The driver API, reached through the runtime.                        */
+
+typedef CUresult (*PfnModuleLoadData)(CUmodule *, const void *);
+typedef CUresult (*PfnModuleGetFunction)(CUfunction *, CUmodule,
+                                         const char *);
+typedef CUresult (*PfnLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                                    unsigned, unsigned, unsigned, unsigned,
+                                    CUstream, void **, void **);
+typedef CUresult (*PfnFuncGetAttribute)(int *, CUfunction_attribute,
+                                        CUfunction);
+typedef CUresult (*PfnGetErrorText)(CUresult, const char **);
+typedef CUresult (*PfnModuleGetFunctionCount)(unsigned *, CUmodule);
+typedef CUresult (*PfnModuleEnumerateFunctions)(CUfunction *, unsigned,
+                                                CUmodule);
+typedef CUresult (*PfnFuncGetName)(const char **, CUfunction);
+
+typedef struct {
+    PfnModuleLoadData moduleLoadData;
+    PfnModuleGetFunction moduleGetFunction;
+    PfnLaunchKernel launchKernel;
+    PfnFuncGetAttribute funcGetAttribute;
+    PfnGetErrorText getErrorName, getErrorString;
+    /* Drivers of CUDA 12.4 and later; NULL before (entries unlisted). */
+    PfnModuleGetFunctionCount moduleGetFunctionCount;
+    PfnModuleEnumerateFunctions moduleEnumerateFunctions;
+    PfnFuncGetName funcGetName;
+} DriverApi;
+
+static DriverApi g_cu;
+
+/* The driver's entry point for name, in the version of the toolkit this
+ * was built with (so it matches cuda.h's prototypes), or NULL. */
+static void *driverEntry(const char *name)
+{
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t err = cudaGetDriverEntryPointByVersion(
+        name, &fn, CUDART_VERSION, cudaEnableDefault, &q);
+#else
+    const cudaError_t err =
+        cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &q);
+#endif
+    if (err != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+        (void)cudaGetLastError();   /* not an error of the program's */
+        return NULL;
+    }
+    return fn;
+}
+
+/* Fills g_cu once the runtime has a context. Returns HX_EXIT_OK, or
+ * HX_EXIT_NO_GPU after one line when the driver lacks an entry point
+ * the driver needs. */
+static int driverApiOpen(void)
+{
+    struct {
+        const char *name;
+        void **slot;
+        int required;
+    } want[] = {
+        {"cuModuleLoadData", (void **)&g_cu.moduleLoadData, 1},
+        {"cuModuleGetFunction", (void **)&g_cu.moduleGetFunction, 1},
+        {"cuLaunchKernel", (void **)&g_cu.launchKernel, 1},
+        {"cuFuncGetAttribute", (void **)&g_cu.funcGetAttribute, 1},
+        {"cuGetErrorName", (void **)&g_cu.getErrorName, 1},
+        {"cuGetErrorString", (void **)&g_cu.getErrorString, 1},
+        {"cuModuleGetFunctionCount", (void **)&g_cu.moduleGetFunctionCount,
+         0},
+        {"cuModuleEnumerateFunctions",
+         (void **)&g_cu.moduleEnumerateFunctions, 0},
+        {"cuFuncGetName", (void **)&g_cu.funcGetName, 0},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; ++k) {
+        *want[k].slot = driverEntry(want[k].name);
+        if (!*want[k].slot && want[k].required) {
+            fprintf(stderr, "%s: the CUDA driver has no %s; a driver of "
+                    "CUDA 12.0 or newer is needed\n", g_prog, want[k].name);
+            return HX_EXIT_NO_GPU;
+        }
+    }
+    return HX_EXIT_OK;
+}
+
+static const char *cuName(CUresult r)
+{
+    const char *s = NULL;
+    if (!g_cu.getErrorName || g_cu.getErrorName(r, &s) != CUDA_SUCCESS || !s)
+        return "CUDA_ERROR_UNKNOWN";
+    return s;
+}
+
+static const char *cuString(CUresult r)
+{
+    const char *s = NULL;
+    if (!g_cu.getErrorString || g_cu.getErrorString(r, &s) != CUDA_SUCCESS ||
+        !s)
+        return "unknown error";
+    return s;
+}
+
+/* HX_CHECK for the driver API: on failure prints the call, file, line and
+ * the CUresult's name and text, and exits with HX_EXIT_CUDA. */
+#define CU_CHECK(call) cuCheck((call), #call, __FILE__, __LINE__)
+
+static void cuCheck(CUresult r, const char *call, const char *file, int line)
+{
+    if (r == CUDA_SUCCESS)
+        return;
+    fprintf(stderr, "CUDA error: %s at %s:%d: %s: %s\n", call, file, line,
+            cuName(r), cuString(r));
+    exit(HX_EXIT_CUDA);
+}
+
+/* ------------------------------------------------------------------ */
+/* The student's module.                                               */
+
+typedef enum { MODULE_OK, MODULE_SIGNATURE, MODULE_LOAD_ERROR } ModuleStatus;
+
+typedef struct {
+    const char *path;
+    void *image;          /* the file's bytes */
+    size_t size;
+    ModuleStatus status;
+    CUresult loadError;   /* MODULE_LOAD_ERROR: why */
+    CUmodule mod;
+    CUfunction fn;        /* scatterThreeWay (MODULE_OK) */
+    int maxThreads;       /* the most threads a block of it may have */
+    char **entries;       /* MODULE_SIGNATURE: the kernels it has */
+    int entryCount;       /* -1: this driver cannot list them */
+} Module;
+
+/* The default module: build/threeway.cubin or build/threeway.fatbin next
+ * to this executable (the newer when both exist), as make writes it. */
+static char *defaultModulePath(void)
+{
+    static char exe[4096];
+    const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 64);
+    if (len <= 0)
+        return NULL;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    static char paths[2][4096];
+    const char *names[2] = {"build/threeway.fatbin", "build/threeway.cubin"};
+    struct stat st[2];
+    int have[2];
+    for (int k = 0; k < 2; ++k) {
+        snprintf(paths[k], sizeof paths[k], "%.*s/%s", (int)(slash - exe),
+                 exe, names[k]);
+        have[k] = stat(paths[k], &st[k]) == 0;
+    }
+    if (have[0] && have[1])
+        return st[1].st_mtime > st[0].st_mtime ? paths[1] : paths[0];
+    return have[1] ? paths[1] : have[0] ? paths[0] : NULL;
+}
+
+/* Reads the module file. Returns HX_EXIT_OK, or HX_EXIT_USAGE after one
+ * line. Runs before the GPU is touched, so that a missing module is a
+ * usage error on any machine. */
+static int moduleRead(Module *m, const char *path)
+{
+    memset(m, 0, sizeof *m);
+    if (!path) {
+        fprintf(stderr, "%s: no module: build/threeway.fatbin (or .cubin) "
+                "is not next to this program; run make (it compiles "
+                "threeway.cu), or give --module FILE\n", g_prog);
+        return HX_EXIT_USAGE;
+    }
+    m->path = path;
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "%s: cannot read the module %s: %s\n", g_prog, path,
+                f ? "not a regular file" : strerror(errno));
+        if (f)
+            fclose(f);
+        return HX_EXIT_USAGE;
+    }
+    m->size = (size_t)st.st_size;
+    if (m->size && m->size <= MODULE_MAX)
+        m->image = hostAlloc(m->size, 1, "the module");
+    const int bad = !m->image || fread(m->image, 1, m->size, f) != m->size;
+    fclose(f);
+    if (bad) {
+        fprintf(stderr, "%s: the module %s is empty, unreadable or larger "
+                "than %zu MiB\n", g_prog, path, MODULE_MAX >> 20);
+        return HX_EXIT_USAGE;
+    }
+    return HX_EXIT_OK;
+}
+
+/* Lists the module's kernels into m->entries (entryCount -1 when this
+ * driver has no way to). */
+static void moduleListEntries(Module *m)
+{
+    unsigned count = 0;
+    m->entryCount = -1;
+    if (!g_cu.moduleGetFunctionCount || !g_cu.moduleEnumerateFunctions ||
+        !g_cu.funcGetName)
+        return;
+    CU_CHECK(g_cu.moduleGetFunctionCount(&count, m->mod));
+    CUfunction *fns = (CUfunction *)hostAlloc(count, sizeof *fns, "entries");
+    m->entries = (char **)hostAlloc(count, sizeof *m->entries, "entries");
+    CU_CHECK(g_cu.moduleEnumerateFunctions(fns, count, m->mod));
+    for (unsigned k = 0; k < count; ++k) {
+        const char *name = NULL;
+        CU_CHECK(g_cu.funcGetName(&name, fns[k]));
+        m->entries[k] = strdup(name ? name : "?");
+    }
+    m->entryCount = (int)count;
+    free(fns);
+}
+
+/* Loads the module into the runtime's primary context (current once
+ * hx_device_open has run) and finds the entry. */
+static void moduleLoad(Module *m)
+{
+    const CUresult r = g_cu.moduleLoadData(&m->mod, m->image);
+    if (r != CUDA_SUCCESS) {
+        m->status = MODULE_LOAD_ERROR;
+        m->loadError = r;
+        return;
+    }
+    const CUresult g = g_cu.moduleGetFunction(&m->fn, m->mod, ENTRY);
+    if (g == CUDA_ERROR_NOT_FOUND) {
+        m->status = MODULE_SIGNATURE;
+        moduleListEntries(m);
+        return;
+    }
+    if (g != CUDA_SUCCESS) {   /* a lazily loaded image that does not load */
+        m->status = MODULE_LOAD_ERROR;
+        m->loadError = g;
+        return;
+    }
+    CU_CHECK(g_cu.funcGetAttribute(&m->maxThreads,
+                                   CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                   m->fn));
+    m->status = MODULE_OK;
+}
+
+/* Launches scatterThreeWay; returns the launch's own result (a fault
+ * inside the kernel surfaces when it is waited for). */
+static CUresult launchStudent(const Module *m, unsigned blocks,
+                              unsigned block, const int *in,
+                              const int *negRank, const int *zeroRank,
+                              int *out, size_t n, const int *totalNeg,
+                              const int *totalZero)
+{
+    void *args[] = {&in, &negRank, &zeroRank, &out, &n, &totalNeg,
+                    &totalZero};
+    return g_cu.launchKernel(m->fn, blocks, 1, 1, block, 1, 1, 0, NULL, args,
+                             NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* The plan: every run, decided before the first one.                  */
 
 typedef struct {
     size_t n;
-    unsigned grid;        /* normal grid: hx_grid_for(n, BLOCK) */
-    int *in;              /* device input */
-    int *negRank;         /* markNegative, then scanned in place */
-    int *zeroRank;        /* markZero, then scanned in place */
-    int *totals;          /* device: totals[0] = A, totals[1] = B; two
-                             distinct ints, one per scan */
-    ScanPlan plan;        /* shared by both scans: they run one after the
-                             other on the default stream */
-    hx_guarded out;       /* poisoned output between guards */
-    int *hIn, *hGot, *hRef;   /* host: input, fetched output, reference */
     hx_mix mix;
-} Problem;
+    unsigned blocks, block;
+    int launches;          /* 2: the second must reproduce the first */
+} Run;
 
-static size_t deviceBytes(size_t n)
-{
-    const size_t ints = n ? n : 1;
-    return 3 * ints * sizeof(int) + (n + 2 * HX_GUARD_WORDS) * sizeof(int) +
-           scanPlanBytes(n) + 2 * sizeof(int);
-}
+typedef struct {
+    const char *name;      /* "full", "sanitize" */
+    Run *run;
+    int count, cap;
+    size_t maxN;
+    int sizes;             /* distinct sizes */
+} Plan;
 
-static void *hostAlloc(size_t n)
+typedef struct {
+    const char *name;      /* --plan */
+    int mixSet;            /* --mix given: that mix at every size */
+    hx_mix mix;
+    int gridSet;           /* --grid given: that grid only */
+    unsigned blocks, block;
+    size_t timingN;        /* a size the plan must hold (0: none) */
+} PlanArgs;
+
+static void planAdd(Plan *p, size_t n, hx_mix mix, unsigned blocks,
+                    unsigned block, int launches)
 {
-    void *p = malloc((n ? n : 1) * sizeof(int));
-    if (!p) {
-        fprintf(stderr, "%s: out of host memory for n=%zu\n", PROG, n);
-        exit(HX_EXIT_NOMEM);
+    if (p->count == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 256;
+        Run *grown = (Run *)realloc(p->run, p->cap * sizeof *grown);
+        if (!grown) {
+            fprintf(stderr, "%s: out of host memory for the plan\n", g_prog);
+            exit(HX_EXIT_NOMEM);
+        }
+        p->run = grown;
     }
-    return p;
+    const Run r = {n, mix, blocks, block, launches};
+    p->run[p->count++] = r;
+    if (n > p->maxN)
+        p->maxN = n;
 }
 
-/* Exits with HX_EXIT_NOMEM, after one line, when n does not fit. */
-static void problemAlloc(Problem *p, const hx_device *dev, size_t n)
+static int cmpSize(const void *a, const void *b)
 {
-    if (!hx_fits(dev, deviceBytes(n))) {
-        fprintf(stderr,
-                "%s: n=%zu needs %.1f MiB of device memory, %.1f MiB free: "
-                "try a smaller --n\n",
-                PROG, n, deviceBytes(n) / 1048576.0,
+    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A block size drawn from rng: a multiple of 32 from lo to hi (both
+ * multiples of 32), never above the kernel's limit. */
+static unsigned drawBlock(hx_rng *rng, unsigned lo, unsigned hi,
+                          int maxThreads)
+{
+    unsigned b = lo + 32u * (unsigned)hx_rng_below(rng, (hi - lo) / 32 + 1);
+    const unsigned cap = maxThreads >= 32 ? (unsigned)maxThreads / 32 * 32
+                                          : 32u;
+    return b < cap ? b : cap;
+}
+
+/* The runs of one size: mixes, then per mix its grids (see the opening
+ * comment). */
+static void planSize(Plan *p, const hx_device *dev, size_t n,
+                     const PlanArgs *a, hx_rng *rng, int maxThreads)
+{
+    for (int m = 0; m < (int)HX_MIX_COUNT; ++m) {
+        const hx_mix mix = (hx_mix)m;
+        if (a->mixSet ? mix != a->mix
+                      : mix != HX_MIX_THIRDS &&
+                            (n == 0 || n > EDGE_MAX_N))
+            continue;
+        if (a->gridSet) {
+            planAdd(p, n, mix, a->blocks, a->block, 2);
+            continue;
+        }
+        planAdd(p, n, mix, hx_grid_for(dev, n, BLOCK), BLOCK, 2);
+        if (n <= NARROW_MAX_N)
+            planAdd(p, n, mix, SMALL_GRID, SMALL_BLOCK, 1);
+        if (mix != HX_MIX_THIRDS && !a->mixSet)
+            continue;
+        /* Few threads are cheap at small sizes; above them a drawn grid
+         * keeps at least 64 x 128 threads so that a big run stays short. */
+        if (n <= NARROW_MAX_N) {
+            const unsigned blocks = 1u + (unsigned)hx_rng_below(rng, 300);
+            planAdd(p, n, mix, blocks, drawBlock(rng, 32, 1024, maxThreads),
+                    1);
+        } else {
+            const unsigned blocks = 64u + (unsigned)hx_rng_below(rng, 237);
+            planAdd(p, n, mix, blocks, drawBlock(rng, 128, 1024, maxThreads),
+                    1);
+        }
+    }
+}
+
+/* Builds the plan from the seed; sizes is the list (NULL: the full plan's),
+ * extended with a->timingN. */
+static void planBuild(Plan *p, const hx_device *dev, uint64_t seed,
+                      const PlanArgs *a, const size_t *given, int ngiven,
+                      int maxThreads)
+{
+    size_t sizes[128];
+    int k = 0;
+    hx_rng rng;
+    hx_rng_seed(&rng, seed ^ 0x7068726565776179ull);   /* the plan's stream */
+    memset(p, 0, sizeof *p);
+    p->name = a->name;
+    if (given) {
+        for (int i = 0; i < ngiven; ++i)
+            sizes[k++] = given[i];
+    } else {
+        for (size_t n = 0; n <= 8; ++n)
+            sizes[k++] = n;
+        for (int e = 4; e <= 20; ++e) {
+            sizes[k++] = ((size_t)1 << e) - 1;
+            sizes[k++] = (size_t)1 << e;
+            sizes[k++] = ((size_t)1 << e) + 1;
+        }
+        sizes[k++] = LESSON_N;
+        sizes[k++] = FOUR_LEVELS_N;
+        /* Log-uniform from 9 to RANDOM_MAX_N, alternately even and odd. */
+        for (int i = 0; i < RANDOM_SIZES; ++i) {
+            const double u = hx_rng_unit(&rng);
+            size_t n = (size_t)(9.0 * exp(u * log(RANDOM_MAX_N / 9.0)));
+            n = i % 2 ? (n | 1u) : (n & ~(size_t)1);
+            sizes[k++] = n < 9 ? 9 + (size_t)(i % 2) : n;
+        }
+    }
+    if (a->timingN)
+        sizes[k++] = a->timingN;
+    qsort(sizes, (size_t)k, sizeof sizes[0], cmpSize);
+    for (int i = 0; i < k; ++i) {
+        if (i && sizes[i] == sizes[i - 1])
+            continue;
+        ++p->sizes;
+        planSize(p, dev, sizes[i], a, &rng, maxThreads);
+    }
+}
+
+/* The sanitizer's plan: a handful of small runs. */
+static void planSanitize(Plan *p, const hx_device *dev, const PlanArgs *a)
+{
+    static const size_t sizes[] = {1, 33, 257, 4097, 65537};
+    memset(p, 0, sizeof *p);
+    p->name = a->name;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+        const size_t n = sizes[k];
+        const hx_mix mix = a->mixSet ? a->mix : HX_MIX_THIRDS;
+        ++p->sizes;
+        if (a->gridSet) {
+            planAdd(p, n, mix, a->blocks, a->block, 1);
+            continue;
+        }
+        planAdd(p, n, mix, hx_grid_for(dev, n, BLOCK), BLOCK, 1);
+        planAdd(p, n, mix, SMALL_GRID, SMALL_BLOCK, 1);
+        if (n == 257 && !a->mixSet)
+            planAdd(p, n, HX_MIX_ENDS, hx_grid_for(dev, n, BLOCK), BLOCK, 1);
+    }
+}
+
+/* The seed of the input of one (size, mix): a function of the run's seed
+ * alone, so every machine makes the same input. */
+static uint64_t inputSeed(uint64_t seed, size_t n, hx_mix mix)
+{
+    return mix64(seed ^ mix64((uint64_t)n * 8 + (uint64_t)mix + 1));
+}
+
+/* ------------------------------------------------------------------ */
+/* Buffers, allocated once for the largest size of the plan.           */
+
+typedef struct {
+    const hx_device *dev;           /* the grids of the driver's kernels */
+    size_t cap;
+    int *in, *negRank, *zeroRank;   /* device, cap ints each */
+    int *totals;                    /* device: [0] A, [1] B, one per scan */
+    int *pristine;                  /* device: the timing's unmasked input
+                                       (grade mode with --time) */
+    hx_guarded out;                 /* the output between its guards */
+    GuardScan *guardScan;           /* device results of the checks */
+    RankCheck *rankCheck;
+    unsigned long long *hash;
+    cudaEvent_t done;               /* the watchdog's marker */
+    int *hIn, *hRef, *hGot;         /* host, cap ints each */
+    size_t thirdsLen;               /* hIn[0..thirdsLen) holds the thirds
+                                       stream (0: another input) */
+    int *hChunk;                    /* host, CHUNK ints */
+    ScanPlan scan;                  /* for scanN elements */
+    size_t scanN;
+    int haveScan;
+} Buffers;
+
+#define CHUNK ((size_t)1 << 22)
+
+static size_t deviceBytes(size_t cap, int timing)
+{
+    const size_t ints = cap ? cap : 1;
+    return (3 + (timing ? 1 : 0)) * ints * sizeof(int) +
+           (cap + 2 * GUARD_WORDS) * sizeof(int) + scanPlanBytes(cap) + 4096;
+}
+
+/* Exits with HX_EXIT_NOMEM after one line when the plan does not fit. */
+static void buffersAlloc(Buffers *b, const hx_device *dev, size_t cap,
+                         int timing)
+{
+    memset(b, 0, sizeof *b);
+    const size_t need = deviceBytes(cap, timing);
+    if (!hx_fits(dev, need)) {
+        fprintf(stderr, "%s: n=%zu needs %.1f MiB of device memory, %.1f MiB "
+                "free: try a smaller --n\n", g_prog, cap, need / 1048576.0,
                 dev->free_mem / 1048576.0);
+        g_ev.terminal = 1;
         exit(HX_EXIT_NOMEM);
     }
-    memset(p, 0, sizeof *p);
-    p->n = n;
-    p->grid = hx_grid_for(dev, n, BLOCK);
-    const size_t bytes = (n ? n : 1) * sizeof(int);
-    HX_CHECK(cudaMalloc(&p->in, bytes));
-    HX_CHECK(cudaMalloc(&p->negRank, bytes));
-    HX_CHECK(cudaMalloc(&p->zeroRank, bytes));
-    HX_CHECK(cudaMalloc(&p->totals, 2 * sizeof(int)));
-    scanPlanCreate(&p->plan, n);
-    hx_guarded_alloc(&p->out, n);
-    p->hIn = (int *)hostAlloc(n);
-    p->hGot = (int *)hostAlloc(n);
-    p->hRef = (int *)hostAlloc(n);
+    const size_t bytes = (cap ? cap : 1) * sizeof(int);
+    b->dev = dev;
+    b->cap = cap;
+    HX_CHECK(cudaMalloc(&b->in, bytes));
+    HX_CHECK(cudaMalloc(&b->negRank, bytes));
+    HX_CHECK(cudaMalloc(&b->zeroRank, bytes));
+    if (timing)
+        HX_CHECK(cudaMalloc(&b->pristine, bytes));
+    HX_CHECK(cudaMalloc(&b->totals, 2 * sizeof(int)));
+    HX_CHECK(cudaMalloc(&b->guardScan, sizeof(GuardScan)));
+    HX_CHECK(cudaMalloc(&b->rankCheck, sizeof(RankCheck)));
+    HX_CHECK(cudaMalloc(&b->hash, sizeof(unsigned long long)));
+    HX_CHECK(cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming));
+    hx_guarded_alloc_wide(&b->out, cap, GUARD_WORDS);
+    b->hIn = (int *)hostAlloc(cap, sizeof(int), "the input");
+    b->hRef = (int *)hostAlloc(cap, sizeof(int), "the reference");
+    b->hGot = (int *)hostAlloc(cap, sizeof(int), "the output");
+    b->hChunk = (int *)hostAlloc(CHUNK, sizeof(int), "a chunk");
 }
 
-static void problemFree(Problem *p)
+static void buffersFree(Buffers *b)
 {
-    HX_CHECK(cudaFree(p->in));
-    HX_CHECK(cudaFree(p->negRank));
-    HX_CHECK(cudaFree(p->zeroRank));
-    HX_CHECK(cudaFree(p->totals));
-    scanPlanDestroy(&p->plan);
-    hx_guarded_free(&p->out);
-    free(p->hIn);
-    free(p->hGot);
-    free(p->hRef);
-    memset(p, 0, sizeof *p);
-}
-
-static void problemFill(Problem *p, hx_mix mix, uint64_t seed)
-{
-    p->mix = mix;
-    hx_fill_threeway(p->hIn, p->n, mix, seed);
-    HX_CHECK(cudaMemcpy(p->in, p->hIn, p->n * sizeof(int),
-                        cudaMemcpyHostToDevice));
-}
-
-/* Enqueues the driver's half of the split: two predicates and two scans,
- * one per boundary. The third group (positives) gets no predicate and no
- * scan: its rank follows from the other two. */
-static void prepareRanks(Problem *p)
-{
-    markNegative<<<p->grid, BLOCK>>>(p->in, p->negRank, p->n);
-    HX_CHECK_LAUNCH("markNegative");
-    scanExclusive(&p->plan, p->negRank, p->totals + 0, 0);
-    markZero<<<p->grid, BLOCK>>>(p->in, p->zeroRank, p->n);
-    HX_CHECK_LAUNCH("markZero");
-    scanExclusive(&p->plan, p->zeroRank, p->totals + 1, 0);
-}
-
-/* The driver checks its own half before the student's kernel runs, so a
- * failure below is never blamed on the wrong party. */
-static int checkOneRank(Problem *p, const int *dRank, const int *dTotal,
-                        hx_pred pred, const char *what)
-{
-    hx_mark(p->hIn, p->hRef, p->n, pred);
-    const long long total = hx_scan_exclusive(p->hRef, p->hRef, p->n);
-    int gotTotal = 0;
-    HX_CHECK(cudaMemcpy(p->hGot, dRank, p->n * sizeof(int),
-                        cudaMemcpyDeviceToHost));
-    HX_CHECK(cudaMemcpy(&gotTotal, dTotal, sizeof(int),
-                        cudaMemcpyDeviceToHost));
-    hx_cmp c;
-    int bad = hx_check_equal(what, p->hGot, p->hRef, p->n, &c, stderr);
-    if ((long long)gotTotal != total) {
-        fprintf(stderr, "%s total: got %d, want %lld\n", what, gotTotal,
-                total);
-        bad = 1;
-    }
-    return bad;
-}
-
-static void checkRanks(Problem *p)
-{
-    HX_CHECK(cudaDeviceSynchronize());
-    const int bad =
-        checkOneRank(p, p->negRank, p->totals + 0, hx_pred_negative,
-                     "driver: negRank") |
-        checkOneRank(p, p->zeroRank, p->totals + 1, hx_pred_zero,
-                     "driver: zeroRank");
-    if (bad) {
-        fprintf(stderr,
-                "%s: the driver's own ranks are wrong at n=%zu (not your "
-                "kernel's fault: report this to the course staff)\n",
-                PROG, p->n);
-        exit(HX_EXIT_FAIL);
-    }
-}
-
-/* Runs the student's kernel once on a freshly poisoned output, waits for
- * it and fetches the output into p->hGot and the guards into *g. */
-static void runStudent(Problem *p, unsigned grid, unsigned block,
-                       hx_guard_report *g, const char *where)
-{
-    hx_guarded_poison(&p->out);
-    scatterThreeWay<<<grid, block>>>(p->in, p->negRank, p->zeroRank,
-                                     p->out.data, p->n, p->totals + 0,
-                                     p->totals + 1);
-    HX_CHECK_LAUNCH("scatterThreeWay");
-    const cudaError_t err = cudaDeviceSynchronize();
-    if (err != cudaSuccess)
-        fprintf(stderr,
-                "%s: scatterThreeWay failed on the GPU at %s; run the same "
-                "size under compute-sanitizer to see the bad access\n",
-                PROG, where);
-    hx_cuda_check(err, "cudaDeviceSynchronize() after scatterThreeWay",
-                  __FILE__, __LINE__);
-    hx_guarded_fetch(&p->out, p->hGot, g);
+    HX_CHECK(cudaFree(b->in));
+    HX_CHECK(cudaFree(b->negRank));
+    HX_CHECK(cudaFree(b->zeroRank));
+    HX_CHECK(cudaFree(b->pristine));
+    HX_CHECK(cudaFree(b->totals));
+    HX_CHECK(cudaFree(b->guardScan));
+    HX_CHECK(cudaFree(b->rankCheck));
+    HX_CHECK(cudaFree(b->hash));
+    HX_CHECK(cudaEventDestroy(b->done));
+    hx_guarded_free(&b->out);
+    if (b->haveScan)
+        scanPlanDestroy(&b->scan);
+    free(b->hIn);
+    free(b->hRef);
+    free(b->hGot);
+    free(b->hChunk);
+    memset(b, 0, sizeof *b);
 }
 
 /* ------------------------------------------------------------------ */
-/* Checks of the student's kernel (student mode).                      */
+/* The GPU lock (hx_lock.h): shared for checks, exclusive for timing.  */
 
-typedef struct {
-    int runs, passed;
-    int fullShown;        /* the first failure's full report is printed */
-} Tally;
+static hx_gpu_lock g_lock;
 
-static void describe(char *buf, size_t len, const Problem *p, unsigned grid,
-                     unsigned block)
+/* A lock that cannot be taken is the grading tool's problem: exit 2. */
+static void lockGpu(hx_lock_kind kind)
 {
-    snprintf(buf, len, "n=%zu mix=%s grid=%ux%u", p->n, hx_mix_name(p->mix),
-             grid, block);
-}
-
-static void boundaryText(char *buf, size_t len, const hx_split_report *r)
-{
-    char b1[80], b2[80];
-    if (r->b1_ok)
-        snprintf(b1, sizeof b1, "boundary 1 at %zu ok", r->found_b1);
-    else
-        snprintf(b1, sizeof b1, "boundary 1 at %zu, want %zu WRONG",
-                 r->found_b1, r->want_b1);
-    if (r->b2_ok)
-        snprintf(b2, sizeof b2, "boundary 2 at %zu ok", r->found_b2);
-    else
-        snprintf(b2, sizeof b2, "boundary 2 at %zu, want %zu WRONG",
-                 r->found_b2, r->want_b2);
-    snprintf(buf, len, "%s, %s", b1, b2);
-}
-
-/* One configuration with one grid: one line when it passes; the full
- * report for the first failure, one line for each later one. */
-static void checkOne(Problem *p, unsigned grid, unsigned block, Tally *t)
-{
-    char where[160], bounds[200];
-    describe(where, sizeof where, p, grid, block);
-    hx_guard_report g;
-    runStudent(p, grid, block, &g, where);
-    hx_split_report r;
-    const hx_split_kind kind = hx_check_split3(p->hIn, p->hGot, p->n, &g, &r);
-    boundaryText(bounds, sizeof bounds, &r);
-    t->runs++;
-    if (kind == HX_SPLIT_PASS) {
-        t->passed++;
-        printf("  PASS  %-40s %s\n", where, bounds);
-        return;
-    }
-    printf("  FAIL  %-40s [%s] %s\n", where, hx_split_kind_name(kind), bounds);
-    if (!t->fullShown) {
-        t->fullShown = 1;
-        printf("\n  The first failure in full:\n");
-        hx_split_print(where, &r, stdout);
-        printf("\n");
-    }
-    fflush(stdout);
-}
-
-static void checkSize(const hx_device *dev, size_t n, uint64_t seed,
-                      Tally *t)
-{
-    Problem p;
-    problemAlloc(&p, dev, n);
-    /* The edge mixes matter where the groups are small enough to be
-     * empty or single; at n = 0 every mix is the same empty input. */
-    const int mixes = (n == 0 || n > 65537) ? 1 : (int)HX_MIX_COUNT;
-    for (int m = 0; m < mixes; ++m) {
-        problemFill(&p, (hx_mix)m, seed);
-        prepareRanks(&p);
-        checkRanks(&p);
-        checkOne(&p, p.grid, BLOCK, t);
-        checkOne(&p, SMALL_GRID, SMALL_BLOCK, t);
-    }
-    problemFree(&p);
-}
-
-/* ------------------------------------------------------------------ */
-/* Timing: every row is checked against the host before it is timed.   */
-
-typedef struct {
-    Problem *p;
-    unsigned grid, block;   /* the student's launch */
-} Work;
-
-static void workCopy(void *ctx)
-{
-    Problem *p = ((Work *)ctx)->p;
-    copyInts<<<p->grid, BLOCK>>>(p->in, p->out.data, p->n);
-    HX_CHECK_LAUNCH("copyInts");
-}
-
-static void workPartition(void *ctx)
-{
-    Problem *p = ((Work *)ctx)->p;
-    markNegative<<<p->grid, BLOCK>>>(p->in, p->negRank, p->n);
-    HX_CHECK_LAUNCH("markNegative");
-    scanExclusive(&p->plan, p->negRank, p->totals + 0, 0);
-    scatterTwoWay<<<p->grid, BLOCK>>>(p->in, p->negRank, p->out.data, p->n,
-                                      p->totals + 0);
-    HX_CHECK_LAUNCH("scatterTwoWay");
-}
-
-static void workScatter(void *ctx)
-{
-    Work *w = (Work *)ctx;
-    Problem *p = w->p;
-    scatterThreeWay<<<w->grid, w->block>>>(p->in, p->negRank, p->zeroRank,
-                                           p->out.data, p->n, p->totals + 0,
-                                           p->totals + 1);
-    HX_CHECK_LAUNCH("scatterThreeWay");
-}
-
-static void workSplit(void *ctx)
-{
-    prepareRanks(((Work *)ctx)->p);
-    workScatter(ctx);
-}
-
-/* Poisons the output, runs work once and fetches it; returns the number
- * of guard words written. */
-static size_t runOnce(hx_work work, Work *w, hx_guard_report *g)
-{
-    hx_guarded_poison(&w->p->out);
-    work(w);
-    HX_CHECK(cudaDeviceSynchronize());
-    return hx_guarded_fetch(&w->p->out, w->p->hGot, g);
-}
-
-/* Checks an element-wise row (copy, partition) against want. */
-static int checkEqualRow(const char *what, hx_work work, Work *w,
-                         const int *want)
-{
-    hx_guard_report g;
-    const size_t guards = runOnce(work, w, &g);
-    hx_guard_print(what, w->p->n, &g, stdout);
-    hx_cmp c;
-    return hx_check_equal(what, w->p->hGot, want, w->p->n, &c, stdout) ||
-           guards;
-}
-
-static int checkSplitRow(const char *what, hx_work work, Work *w)
-{
-    hx_guard_report g;
-    runOnce(work, w, &g);
-    hx_split_report r;
-    if (hx_check_split3(w->p->hIn, w->p->hGot, w->p->n, &g, &r) ==
-        HX_SPLIT_PASS)
-        return 0;
-    hx_split_print(what, &r, stdout);
-    return 1;
-}
-
-typedef struct {
-    hx_timing copy, partition, split, scatter;
-} Times;
-
-/* Takes the GPU lock (hx_lock.h; a disabled lock does nothing); a lock
- * that cannot be taken is the grading tool's problem: exit 2. */
-static void lockGpu(hx_gpu_lock *lock, hx_lock_kind kind)
-{
-    if (hx_gpu_lock_take(lock, kind)) {
-        fprintf(stderr, "%s: cannot take the GPU lock (--lock): %s\n", PROG,
+    if (hx_gpu_lock_take(&g_lock, kind)) {
+        fprintf(stderr, "%s: cannot take the GPU lock (--lock): %s\n", g_prog,
                 strerror(errno));
+        g_ev.terminal = 1;
         exit(HX_EXIT_USAGE);
     }
 }
 
-/* Checks each row, then times it; returns 0, or 1 when a row failed its
- * check (nothing is timed then). The checks run with lock held shared,
- * the timed loops with it exclusive; the caller holds nothing. */
-static int timeRows(Problem *p, unsigned grid, unsigned block,
-                    const hx_opts *o, Times *t, hx_gpu_lock *lock)
+static void unlockGpu(void) { hx_gpu_lock_release(&g_lock); }
+
+/* ------------------------------------------------------------------ */
+/* One (size, mix): the input, its reference, the driver's ranks.       */
+
+typedef struct {
+    size_t n;
+    hx_mix mix;
+    size_t a, ab;          /* the boundaries: A and A + B */
+    int valid;             /* hIn and hRef hold this group */
+} Group;
+
+/* Host half: the input and the reference split. The thirds input of
+ * size n is the first n values of one stream: above the edge mixes' sizes
+ * the whole stream is made once and every later size reuses its prefix
+ * (the sizes come in increasing order). */
+static void groupHost(Buffers *b, Group *g, size_t n, hx_mix mix,
+                      uint64_t seed)
 {
-    Work w = {p, grid, block};
-    hx_partition(p->hIn, p->hRef, p->n, hx_pred_negative);
-    lockGpu(lock, HX_LOCK_SHARED);
-    const int failed =
-        checkEqualRow("copyInts", workCopy, &w, p->hIn) ||
-        checkEqualRow("two-way partition", workPartition, &w, p->hRef) ||
-        checkSplitRow("three-way split", workSplit, &w) ||
-        checkSplitRow("scatterThreeWay alone", workScatter, &w);
-    hx_gpu_lock_release(lock);
-    if (failed)
-        return 1;
-    lockGpu(lock, HX_LOCK_EXCLUSIVE);
-    t->copy = hx_time(workCopy, &w, o->warmup, o->runs);
-    t->partition = hx_time(workPartition, &w, o->warmup, o->runs);
-    t->split = hx_time(workSplit, &w, o->warmup, o->runs);
-    /* workSplit left the ranks in place: the scatter alone reads them. */
-    t->scatter = hx_time(workScatter, &w, o->warmup, o->runs);
-    hx_gpu_lock_release(lock);
-    return 0;
+    g->n = n;
+    g->mix = mix;
+    if (mix != HX_MIX_THIRDS) {
+        hx_fill_threeway(b->hIn, n, mix, inputSeed(seed, n, mix));
+        b->thirdsLen = 0;
+    } else if (b->thirdsLen < n) {
+        b->thirdsLen = n > EDGE_MAX_N ? b->cap : n;
+        hx_fill_threeway(b->hIn, b->thirdsLen, mix, inputSeed(seed, 0, mix));
+    }
+    hx_split3(b->hIn, b->hRef, n, &g->a, &g->ab);
+    g->valid = 1;
 }
 
-static int timeStudent(const hx_device *dev, size_t n, const hx_opts *o)
+/* Enqueues the driver's half of the split: two predicates and two scans,
+ * one per boundary. The third group (positives) gets no predicate and no
+ * scan of its own. */
+static void prepareRanks(Buffers *b, size_t n)
 {
-    Problem p;
-    problemAlloc(&p, dev, n);
-    problemFill(&p, HX_MIX_THIRDS, o->seed);
-    printf("\ntiming: n = %zu ints (%.1f MiB per buffer), mix thirds, seed "
-           "%llu, median of %d runs after %d warm-ups\n",
-           n, n * sizeof(int) / 1048576.0, (unsigned long long)o->seed,
-           o->runs, o->warmup);
-    hx_warn_if_cached(dev, n * sizeof(int), stdout);
-    Times t;
-    hx_gpu_lock none;
-    hx_gpu_lock_open(&none, NULL);
-    if (timeRows(&p, p.grid, BLOCK, o, &t, &none)) {
-        printf("a timed row failed its check: nothing was timed\n");
-        problemFree(&p);
-        return 1;
+    const unsigned grid = hx_grid_for(b->dev, n, BLOCK);
+    markNegative<<<grid, BLOCK>>>(b->in, b->negRank, n);
+    HX_CHECK_LAUNCH("markNegative");
+    scanExclusive(&b->scan, b->negRank, b->totals + 0, 0);
+    markZero<<<grid, BLOCK>>>(b->in, b->zeroRank, n);
+    HX_CHECK_LAUNCH("markZero");
+    scanExclusive(&b->scan, b->zeroRank, b->totals + 1, 0);
+}
+
+static void driverFailed(const char *what)
+{
+    fprintf(stderr, "%s: %s (not the kernel's fault: report this to the "
+            "course staff)\n", g_prog, what);
+    eventFault("the driver's own check", what);
+    exit(HX_EXIT_CUDA);
+}
+
+/* Device half, under the caller's shared lock: the input uploaded, the
+ * ranks made and checked on the device, before the student's kernel
+ * first sees them (so a failure later is never blamed on the driver). */
+static void groupDevice(Buffers *b, const Group *g)
+{
+    const size_t n = g->n;
+    if (!b->haveScan || b->scanN != n) {
+        if (b->haveScan)
+            scanPlanDestroy(&b->scan);
+        scanPlanCreate(&b->scan, n);
+        b->scanN = n;
+        b->haveScan = 1;
     }
-    const int scan = scanLaunches(&p.plan);
-    char title[160];
-    snprintf(title, sizeof title,
-             "three-way split against copy and the two-way partition, n = %zu",
-             n);
-    hx_table_begin(stdout, title);
-    const double copyMs = t.copy.median_ms;
-    hx_table_row(stdout, "copyInts", 1, &t.copy, copyMs, 0.0);
-    hx_table_row(stdout, "two-way partition (v < 0)", 2 + scan, &t.partition,
-                 copyMs, 0.0);
-    hx_table_row(stdout, "three-way split, whole", 3 + 2 * scan, &t.split,
-                 copyMs, 0.0);
-    hx_table_row(stdout, "scatterThreeWay alone", 1, &t.scatter, copyMs, 0.0);
-    hx_table_note(stdout, "partition: markNegative + scan + scatterTwoWay");
-    hx_table_note(stdout, "split: markNegative + scan + markZero + scan + "
-                          "scatterThreeWay");
-    hx_table_note(stdout, "alone: your kernel with the ranks already made");
-    hx_table_end(stdout);
-    printf("The original lesson page measured its two-way partition at "
-           "6.31x copy on a T4.\nHow close does your split land to the "
-           "partition row above, and to that 6.31x? README.md says what to "
-           "look for.\n");
-    problemFree(&p);
-    return 0;
+    if (n)
+        HX_CHECK(cudaMemcpy(b->in, b->hIn, n * sizeof(int),
+                            cudaMemcpyHostToDevice));
+    prepareRanks(b, n);
+    const RankCheck clean = {0, ULLONG_MAX};
+    RankCheck rc;
+    int totals[2];
+    HX_CHECK(cudaMemcpy(b->rankCheck, &clean, sizeof clean,
+                        cudaMemcpyHostToDevice));
+    if (n) {
+        checkRanks<<<hx_grid_for(b->dev, n, BLOCK), BLOCK>>>(
+            b->in, b->negRank, b->zeroRank, n, b->rankCheck);
+        HX_CHECK_LAUNCH("checkRanks");
+    }
+    HX_CHECK(cudaMemcpy(&rc, b->rankCheck, sizeof rc,
+                        cudaMemcpyDeviceToHost));
+    HX_CHECK(cudaMemcpy(totals, b->totals, sizeof totals,
+                        cudaMemcpyDeviceToHost));
+    if (rc.bad || (size_t)totals[0] != g->a ||
+        (size_t)totals[1] != g->ab - g->a) {
+        char what[200];
+        snprintf(what, sizeof what, "the driver's ranks are wrong at n=%zu "
+                 "(%llu bad, totals %d and %d, want %zu and %zu)", n,
+                 rc.bad, totals[0], totals[1], g->a, g->ab - g->a);
+        driverFailed(what);
+    }
 }
 
 /* ------------------------------------------------------------------ */
-/* Grade mode: one configuration, one JSON result file.                */
+/* One run: launch, watchdog, guards, fetch, check.                    */
 
 typedef struct {
-    int grade, time;
-    const char *mix, *result, *lock;
-    const char *grid, *block, *repeat;   /* as given */
-    hx_mix mixValue;                     /* parsed by parseGradeArgs */
-    size_t gridValue, blockValue, repeatValue;
-} GradeArgs;
+    const Module *module;
+    double runTimeout;    /* seconds per launch, per 2^24 elements */
+} Ctx;
 
-/* Takes the grade-mode options out of argv (hx_parse_args rejects what it
- * does not know) and compacts argv. Returns HX_EXIT_OK or HX_EXIT_USAGE
- * after one line. */
-static int takeGradeArgs(int *argc, char **argv, GradeArgs *a)
+static double launchLimit(const Ctx *c, size_t n)
 {
-    static const char *const valued[] = {"--mix", "--result", "--grid",
-                                         "--block", "--repeat", "--lock"};
-    const char **slot[] = {&a->mix, &a->result, &a->grid, &a->block,
-                           &a->repeat, &a->lock};
-    int keep = 1;
-    for (int i = 1; i < *argc; ++i) {
-        const char *s = argv[i];
-        if (!strcmp(s, "--grade")) { a->grade = 1; continue; }
-        if (!strcmp(s, "--time")) { a->time = 1; continue; }
-        int taken = 0;
-        for (int k = 0; k < 6 && !taken; ++k) {
-            const size_t len = strlen(valued[k]);
-            if (strncmp(s, valued[k], len)) continue;
-            if (s[len] == '=') {
-                *slot[k] = s + len + 1;
-            } else if (s[len] == '\0') {
-                if (i + 1 >= *argc) {
-                    fprintf(stderr, "%s: %s needs a value (try --help)\n",
-                            PROG, valued[k]);
-                    return HX_EXIT_USAGE;
-                }
-                *slot[k] = argv[++i];
-            } else {
-                continue;          /* e.g. --mixes: not ours */
-            }
-            taken = 1;
-        }
-        if (!taken) argv[keep++] = argv[i];
-    }
-    *argc = keep;
-    argv[keep] = NULL;
-    return HX_EXIT_OK;
+    const double scale = (double)n / (double)((size_t)1 << 24);
+    return c->runTimeout * (scale > 1.0 ? scale : 1.0);
 }
 
-static int parseCount(const char *opt, const char *s, size_t lo, size_t hi,
-                      size_t *out)
+static void describeRun(char *buf, size_t len, const Run *r)
 {
-    if (hx_parse_size(s, out) || *out < lo || *out > hi) {
-        fprintf(stderr, "%s: %s wants a whole number in [%zu, %zu], not "
-                        "\"%s\" (try --help)\n",
-                PROG, opt, lo, hi, s);
-        return HX_EXIT_USAGE;
+    snprintf(buf, len, "n=%zu mix=%s grid=%ux%u", r->n, hx_mix_name(r->mix),
+             r->blocks, r->block);
+}
+
+/* The launch under way ran past its limit: say so and stop at once (the
+ * kernel may never end, so nothing waits for it: no teardown). */
+static void timedOut(const char *where, double limit)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s: scatterThreeWay ran past its limit of %.3g s (%s) "
+            "and was stopped; a thread that waits for something no other "
+            "thread does never ends (exit %d)\n", g_prog, limit, where,
+            EXIT_TIMEOUT);
+    if (g_ev.f && !g_ev.terminal) {
+        fprintf(g_ev.f, "{\"event\":\"timeout\",\"run\":");
+        jsonRun(g_ev.f, g_ev.run);
+        fprintf(g_ev.f, ",\"phase\":\"%s\",\"seconds\":%.3f", g_ev.phase,
+                limit);
+        eventDone();
+        g_ev.terminal = 1;
     }
-    return HX_EXIT_OK;
+    fflush(stderr);
+    _exit(EXIT_TIMEOUT);
+}
+
+/* The run under way (student mode names it in a rerun line). */
+static const Run *g_run;
+
+/* The student's kernel failed (a launch refused, or a fault): report it
+ * (error is the error's name, text what it means) and exit with
+ * HX_EXIT_CUDA. */
+static void studentFault(const char *call, const char *error,
+                         const char *text, const char *where)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s: %s failed (%s): %s: %s\n", g_prog, call, where,
+            error, text);
+    if (!g_ev.f && g_run)
+        fprintf(stderr, "  to see the bad access: compute-sanitizer %s "
+                "--check --n %zu --mix %s --grid %ux%u\n", g_prog,
+                g_run->n, hx_mix_name(g_run->mix), g_run->blocks,
+                g_run->block);
+    eventFault(call, error);
+    exit(HX_EXIT_CUDA);
+}
+
+/* Waits for everything enqueued so far, polling, so that a kernel that
+ * never ends is stopped at its limit; a fault surfacing here is reported
+ * as call's. */
+static void waitDone(const Ctx *c, Buffers *b, size_t n, const char *call,
+                     const char *where)
+{
+    HX_CHECK(cudaEventRecord(b->done, 0));
+    const double limit = launchLimit(c, n), t0 = nowSeconds();
+    int polls = 0;
+    for (;;) {
+        const cudaError_t e = cudaEventQuery(b->done);
+        if (e == cudaSuccess)
+            break;
+        if (e != cudaErrorNotReady)
+            studentFault(call, cudaGetErrorName(e), cudaGetErrorString(e),
+                         where);
+        if (nowSeconds() - t0 > limit)
+            timedOut(where, limit);
+        /* Spin briefly (most launches end within microseconds), then
+         * sleep between polls so that a long kernel costs no CPU. */
+        if (++polls > 2000) {
+            const struct timespec nap = {0, 200000};
+            nanosleep(&nap, NULL);
+        }
+    }
+    (void)cudaGetLastError();   /* cudaErrorNotReady is not an error */
+}
+
+/* Launches the student's kernel on b's output; a launch it refuses is
+ * its fault. */
+static void launchChecked(const Ctx *c, Buffers *b, size_t n,
+                          unsigned blocks, unsigned block, const char *where)
+{
+    const CUresult r = launchStudent(c->module, blocks, block, b->in,
+                                     b->negRank, b->zeroRank, b->out.data, n,
+                                     b->totals + 0, b->totals + 1);
+    if (r != CUDA_SUCCESS) {
+        char text[240];
+        snprintf(text, sizeof text, "%s%s", cuString(r),
+                 (int)block > c->module->maxThreads
+                     ? " (the kernel allows fewer threads a block: every "
+                       "block size up to 1024 must work)"
+                     : "");
+        studentFault("cuLaunchKernel(scatterThreeWay)", cuName(r), text,
+                     where);
+    }
+}
+
+static void launchAndWait(const Ctx *c, Buffers *b, size_t n,
+                          unsigned blocks, unsigned block, const char *where)
+{
+    launchChecked(c, b, n, blocks, block, where);
+    waitDone(c, b, n, "scatterThreeWay", where);
+}
+
+/* Scans both guard regions of b->out on the device into *g. */
+static void guardsOf(Buffers *b, hx_guard_report *g)
+{
+    const GuardScan clean = {0, 0, 0, ULLONG_MAX};
+    GuardScan s;
+    const size_t before = b->out.guard, after = hx_guarded_after(&b->out);
+    HX_CHECK(cudaMemcpy(b->guardScan, &clean, sizeof clean,
+                        cudaMemcpyHostToDevice));
+    scanGuards<<<hx_grid_for(b->dev, before + after, BLOCK), BLOCK>>>(
+        b->out.base, before, b->out.data + b->out.n, after, b->guardScan);
+    HX_CHECK_LAUNCH("scanGuards");
+    HX_CHECK(cudaMemcpy(&s, b->guardScan, sizeof s, cudaMemcpyDeviceToHost));
+    memset(g, 0, sizeof *g);
+    g->before = (size_t)s.before;
+    g->after = (size_t)s.after;
+    if (s.before) {
+        g->first_before = (long long)s.nearBefore - 1 - (long long)before;
+        HX_CHECK(cudaMemcpy(&g->value_before, b->out.base + s.nearBefore - 1,
+                            sizeof(int), cudaMemcpyDeviceToHost));
+    }
+    if (s.after) {
+        g->first_after = (long long)(b->out.n + s.nearAfter);
+        HX_CHECK(cudaMemcpy(&g->value_after,
+                            b->out.data + b->out.n + s.nearAfter,
+                            sizeof(int), cudaMemcpyDeviceToHost));
+    }
+}
+
+static int sameGuards(const hx_guard_report *x, const hx_guard_report *y)
+{
+    return x->before == y->before && x->after == y->after &&
+           (!x->before || (x->first_before == y->first_before &&
+                           x->value_before == y->value_before)) &&
+           (!x->after || (x->first_after == y->first_after &&
+                          x->value_after == y->value_after));
+}
+
+/* 1 when the device output differs from want[0..n), compared chunk by
+ * chunk through b->hChunk. */
+static int outputDiffers(Buffers *b, const int *want, size_t n)
+{
+    for (size_t i = 0; i < n; i += CHUNK) {
+        const size_t k = n - i < CHUNK ? n - i : CHUNK;
+        HX_CHECK(cudaMemcpy(b->hChunk, b->out.data + i, k * sizeof(int),
+                            cudaMemcpyDeviceToHost));
+        if (memcmp(b->hChunk, want + i, k * sizeof(int)))
+            return 1;
+    }
+    return 0;
+}
+
+static const char *const GROUP_NAMES[3] = {"negatives", "zeros",
+                                           "positives"};
+
+/* What one run found. */
+typedef struct {
+    hx_split_report r;
+    hx_split_kind kind;
+    const char *status;    /* the grade-mode status */
+    int disagree;          /* the second launch differed */
+    unsigned missing;      /* bit k: group k never written */
+    char group[40];        /* the missing groups' names, or "" */
+    int allPoison;         /* n > 0 and no slot written */
+} Outcome;
+
+static int kindOf(int v)
+{
+    return v == HX_POISON ? -1 : v < 0 ? 0 : v == 0 ? 1 : 2;
+}
+
+/* Which of the input's groups the output never received: no value of the
+ * group anywhere in the output, and every slot the reference gives it
+ * still poison. Nothing at all written is not counted here (the check
+ * names that itself). */
+static void findUnwrittenGroups(const int *got, const Group *g, Outcome *o)
+{
+    const size_t size[3] = {o->r.negatives, o->r.zeros, o->r.positives};
+    const size_t base[3] = {0, g->a, g->ab};
+    int present[3] = {0, 0, 0}, any = 0;
+    for (size_t i = 0; i < g->n; ++i) {
+        const int k = kindOf(got[i]);
+        if (k >= 0)
+            present[k] = any = 1;
+    }
+    o->allPoison = g->n > 0 && !any;
+    o->missing = 0;
+    o->group[0] = '\0';
+    if (!any)
+        return;
+    for (int k = 0; k < 3; ++k) {
+        if (!size[k] || present[k])
+            continue;
+        size_t i = base[k];
+        while (i < base[k] + size[k] && got[i] == HX_POISON)
+            ++i;
+        if (i == base[k] + size[k])
+            o->missing |= 1u << k;
+    }
+    for (int k = 0; k < 3; ++k)
+        if (o->missing & (1u << k)) {
+            const unsigned later = o->missing >> (k + 1);
+            strncat(o->group, GROUP_NAMES[k],
+                    sizeof o->group - strlen(o->group) - 1);
+            if (later)
+                strncat(o->group, (later & (later - 1)) ? ", " : " and ",
+                        sizeof o->group - strlen(o->group) - 1);
+        }
 }
 
 static const char *statusOf(hx_split_kind k)
@@ -628,161 +1250,662 @@ static const char *statusOf(hx_split_kind k)
     return "mismatch";
 }
 
-static void jsonMs(FILE *f, const char *key, double ms, int timed)
+/* A run whose output equals the reference word for word, with clean
+ * guards, passes: the report hx_check_split3 gives the reference itself,
+ * built without its O(n) passes. */
+static void passReport(const Group *g, const hx_guard_report *guards,
+                       Outcome *o)
 {
-    if (timed) fprintf(f, ",\"%s\":%.6f", key, ms);
-    else fprintf(f, ",\"%s\":null", key);
+    memset(&o->r, 0, sizeof o->r);
+    o->r.kind = HX_SPLIT_PASS;
+    o->r.n = g->n;
+    o->r.want_b1 = o->r.found_b1 = g->a;
+    o->r.want_b2 = o->r.found_b2 = g->ab;
+    o->r.b1_ok = o->r.b2_ok = 1;
+    o->r.guard = *guards;
+    o->r.negatives = g->a;
+    o->r.zeros = g->ab - g->a;
+    o->r.positives = g->n - g->ab;
+    o->kind = HX_SPLIT_PASS;
 }
 
-/* Parses and range-checks the grade-mode values, before the GPU is
- * opened, so that bad arguments exit 2 on any machine. */
-static int parseGradeArgs(GradeArgs *a)
+/* The verdict on one output, got, of group g (input in, reference ref).
+ * o->disagree is the caller's. */
+static void judgeRun(const Group *g, const int *in, const int *ref,
+                     const int *got, const hx_guard_report *guards,
+                     Outcome *o)
 {
+    if (!memcmp(got, ref, g->n * sizeof(int)) && !guards->before &&
+        !guards->after) {
+        passReport(g, guards, o);
+    } else {
+        o->kind = hx_check_split3(in, got, g->n, guards, &o->r);
+        findUnwrittenGroups(got, g, o);
+    }
+    o->status = statusOf(o->kind);
+    /* A group never written is what the student must fix first, whatever
+     * else the boundaries show. */
+    if (o->missing && (o->kind == HX_SPLIT_GROUP_MISSING ||
+                       o->kind == HX_SPLIT_BOUNDARY ||
+                       o->kind == HX_SPLIT_UNWRITTEN))
+        o->status = "unwritten";
+    if (o->disagree)
+        o->status = "nondeterministic";
+}
+
+/* Runs r of the plan on group g (whose ranks are on the device). */
+static void runOne(const Ctx *c, Buffers *b, const Group *g, const Run *r,
+                   long long k, Outcome *o)
+{
+    char where[160];
+    describeRun(where, sizeof where, r);
+    memset(o, 0, sizeof *o);
+    hx_guard_report guards, again;
+
+    lockGpu(HX_LOCK_SHARED);
+    g_ev.run = k;
+    g_run = r;
+    hx_guarded_resize(&b->out, r->n);
+    hx_guarded_poison(&b->out);
+    launchAndWait(c, b, r->n, r->blocks, r->block, where);
+    guardsOf(b, &guards);
+    hx_guarded_fetch_output(&b->out, b->hGot);
+    if (r->launches > 1) {
+        hx_guarded_poison(&b->out);
+        launchAndWait(c, b, r->n, r->blocks, r->block, where);
+        guardsOf(b, &again);
+        o->disagree = !sameGuards(&guards, &again) ||
+                      outputDiffers(b, b->hGot, r->n);
+    }
+    unlockGpu();
+    judgeRun(g, b->hIn, b->hRef, b->hGot, &guards, o);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reports: one line a run (student mode) or one event (grade mode).   */
+
+static void eventStart(long long k, const Run *r)
+{
+    char label[160];
+    describeRun(label, sizeof label, r);
+    fprintf(g_ev.f, "{\"event\":\"start\",\"run\":%lld,\"label\":", k);
+    jsonString(g_ev.f, label);
+    fprintf(g_ev.f, ",\"n\":%zu,\"mix\":\"%s\",\"blocks\":%u,\"block\":%u,"
+            "\"launches\":%d", r->n, hx_mix_name(r->mix), r->blocks,
+            r->block, r->launches);
+    eventDone();
+}
+
+static void eventResult(long long k, const Outcome *o)
+{
+    FILE *f = g_ev.f;
+    const hx_split_report *r = &o->r;
+    const hx_guard_report *g = &r->guard;
+    fprintf(f, "{\"event\":\"result\",\"run\":%lld,\"status\":\"%s\","
+            "\"detail\":\"%s\"", k, o->status, hx_split_kind_name(o->kind));
+    fprintf(f, ",\"want_b1\":%zu,\"want_b2\":%zu,\"found_b1\":%zu,"
+            "\"found_b2\":%zu,\"b1_ok\":%s,\"b2_ok\":%s", r->want_b1,
+            r->want_b2, r->found_b1, r->found_b2,
+            r->b1_ok ? "true" : "false", r->b2_ok ? "true" : "false");
+    if (r->cmp.bad)
+        fprintf(f, ",\"first_bad\":%zu,\"got\":%d,\"want\":%d", r->cmp.first,
+                r->cmp.got, r->cmp.want);
+    else
+        fprintf(f, ",\"first_bad\":-1,\"got\":null,\"want\":null");
+    fprintf(f, ",\"bad\":%zu,\"unwritten\":%zu,\"order_errors\":%zu",
+            r->cmp.bad, r->cmp.unwritten, r->order_errors);
+    fprintf(f, ",\"guard_before\":%zu,\"guard_after\":%zu", g->before,
+            g->after);
+    if (g->before)
+        fprintf(f, ",\"guard_first_offset\":%lld", g->first_before);
+    else if (g->after)
+        fprintf(f, ",\"guard_first_offset\":%lld", g->first_after);
+    else
+        fprintf(f, ",\"guard_first_offset\":null");
+    fprintf(f, ",\"disagree_run\":%d,\"group\":", o->disagree ? 1 : -1);
+    if (o->missing && !strcmp(o->status, "unwritten"))
+        jsonString(f, o->group);
+    else
+        fputs("null", f);
+    eventDone();
+}
+
+/* "boundary 1 at X ok, boundary 2 at Y, want Z WRONG", or what replaces
+ * it when the output holds nothing to find boundaries in. */
+static void boundaryText(char *buf, size_t len, const Outcome *o)
+{
+    const hx_split_report *r = &o->r;
+    if (o->allPoison) {
+        snprintf(buf, len, "nothing written (all %zu slots still hold "
+                 "poison)", r->n);
+        return;
+    }
+    char b1[80], b2[80];
+    if (r->b1_ok)
+        snprintf(b1, sizeof b1, "boundary 1 at %zu ok", r->found_b1);
+    else
+        snprintf(b1, sizeof b1, "boundary 1 at %zu, want %zu WRONG",
+                 r->found_b1, r->want_b1);
+    if (r->b2_ok)
+        snprintf(b2, sizeof b2, "boundary 2 at %zu ok", r->found_b2);
+    else
+        snprintf(b2, sizeof b2, "boundary 2 at %zu, want %zu WRONG",
+                 r->found_b2, r->want_b2);
+    snprintf(buf, len, "%s, %s", b1, b2);
+}
+
+typedef struct {
+    int runs, passed;
+    int fullShown;          /* the first failure's report is printed */
+    const char *firstFail;  /* the first failing run's status */
+} Tally;
+
+static void printRun(const Run *run, const Outcome *o, Tally *t)
+{
+    char where[160], bounds[200], tag[96];
+    describeRun(where, sizeof where, run);
+    boundaryText(bounds, sizeof bounds, o);
+    if (!strcmp(o->status, "pass")) {
+        printf("  PASS  %-40s %s\n", where, bounds);
+        return;
+    }
+    if (o->disagree)
+        snprintf(tag, sizeof tag, "nondeterministic: the second launch "
+                 "differs; the first: %s", statusOf(o->kind));
+    else if (o->missing && !strcmp(o->status, "unwritten"))
+        snprintf(tag, sizeof tag, "unwritten: %s never written", o->group);
+    else
+        snprintf(tag, sizeof tag, "%s", hx_split_kind_name(o->kind));
+    printf("  FAIL  %-40s [%s] %s\n", where, tag, bounds);
+    if (!t->fullShown) {
+        t->fullShown = 1;
+        printf("\n  The first failure in full:\n");
+        if (o->disagree)
+            printf("(the first launch's report; the second launch's output "
+                   "differed from it)\n");
+        hx_split_print(where, &o->r, stdout);
+        if (o->missing && !strcmp(o->status, "unwritten"))
+            printf("The %s were never written: the output holds none of "
+                   "them, and every slot they belong in still holds "
+                   "poison.\n", o->group);
+        if (o->disagree)
+            printf("A second launch on a freshly poisoned output gave a "
+                   "different output or different writes outside it: the "
+                   "kernel's result changes from launch to launch (a race, "
+                   "or state kept between launches).\n");
+        printf("\n");
+    }
+}
+
+/* Runs the plan: every run in student mode; in grade mode up to the first
+ * failing run, whose status is the verdict (what follows it would cost
+ * host time, a large size's report most of all, and change nothing).
+ * Returns the number of runs that passed. */
+static int runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
+                   Group *g, Tally *t)
+{
+    memset(g, 0, sizeof *g);
+    for (int k = 0; k < p->count; ++k) {
+        const Run *r = &p->run[k];
+        if (!g->valid || g->n != r->n || g->mix != r->mix) {
+            groupHost(b, g, r->n, r->mix, seed);
+            lockGpu(HX_LOCK_SHARED);
+            groupDevice(b, g);
+            unlockGpu();
+        }
+        if (g_ev.f)
+            eventStart(k, r);
+        Outcome o;
+        runOne(c, b, g, r, k, &o);
+        g_ev.run = -1;
+        g_run = NULL;
+        ++t->runs;
+        if (!strcmp(o.status, "pass"))
+            ++t->passed;
+        else if (!t->firstFail)
+            t->firstFail = o.status;
+        if (!g_ev.f) {
+            printRun(r, &o, t);
+            continue;
+        }
+        eventResult(k, &o);
+        if (t->firstFail)
+            break;
+    }
+    fflush(stdout);
+    return t->passed;
+}
+
+/* ------------------------------------------------------------------ */
+/* Timing (student mode): every row checked once, then timed, the rows  */
+/* interleaved run by run (hx_time_set).                                */
+
+typedef struct {
+    const Ctx *c;
+    Buffers *b;
+    size_t n;
+} Work;
+
+static void workMemcpy(void *ctx)
+{
+    Work *w = (Work *)ctx;
+    HX_CHECK(cudaMemcpyAsync(w->b->out.data, w->b->in, w->n * sizeof(int),
+                             cudaMemcpyDeviceToDevice, 0));
+}
+
+static void workCopy(void *ctx)
+{
+    Work *w = (Work *)ctx;
+    copyInts<<<hx_grid_for(w->b->dev, w->n, BLOCK), BLOCK>>>(
+        w->b->in, w->b->out.data, w->n);
+    HX_CHECK_LAUNCH("copyInts");
+}
+
+static void workPartition(void *ctx)
+{
+    Work *w = (Work *)ctx;
+    Buffers *b = w->b;
+    const unsigned grid = hx_grid_for(b->dev, w->n, BLOCK);
+    markNegative<<<grid, BLOCK>>>(b->in, b->negRank, w->n);
+    HX_CHECK_LAUNCH("markNegative");
+    scanExclusive(&b->scan, b->negRank, b->totals + 0, 0);
+    scatterTwoWay<<<grid, BLOCK>>>(b->in, b->negRank, b->out.data, w->n,
+                                   b->totals + 0);
+    HX_CHECK_LAUNCH("scatterTwoWay");
+}
+
+static void workScatter(void *ctx)
+{
+    Work *w = (Work *)ctx;
+    launchChecked(w->c, w->b, w->n, hx_grid_for(w->b->dev, w->n, BLOCK), BLOCK,
+                  "the timing");
+}
+
+static void workSplit(void *ctx)
+{
+    Work *w = (Work *)ctx;
+    prepareRanks(w->b, w->n);
+    workScatter(ctx);
+}
+
+/* Poisons the output, runs work once, waits (under the watchdog: some
+ * rows hold the student's kernel) and checks the output against want. */
+static int checkRow(Work *w, const char *what, hx_work work, const int *want)
+{
+    Buffers *b = w->b;
+    hx_guard_report g;
+    hx_guarded_poison(&b->out);
+    work(w);
+    waitDone(w->c, b, w->n, what, "the timing's check");
+    guardsOf(b, &g);
+    const int bad = outputDiffers(b, want, w->n) || g.before || g.after;
+    if (bad)
+        printf("the timing's check of \"%s\" failed at n = %zu: its output "
+               "differs from the host's%s\n", what, w->n,
+               g.before || g.after ? " (and it wrote outside the output)"
+                                   : "");
+    return bad;
+}
+
+/* hx_time_set waits for its last event with no limit: an alarm stops a
+ * kernel that hangs inside the student's timing. */
+static void timingAlarm(int sig)
+{
+    static const char msg[] = "threeway: the timing ran past its limit and "
+                              "was stopped (exit 6)\n";
+    (void)sig;
+    if (write(2, msg, sizeof msg - 1) < 0)
+        _exit(EXIT_TIMEOUT);
+    _exit(EXIT_TIMEOUT);
+}
+
+enum { ROW_MEMCPY, ROW_COPY, ROW_PARTITION, ROW_SPLIT, ROW_SCATTER, ROWS };
+
+static int studentTiming(const Ctx *c, Buffers *b, const hx_device *dev,
+                         Group *g, const hx_opts *o)
+{
+    const size_t n = g->n;
+    Work w = {c, b, n};
+    printf("\ntiming: n = %zu ints (%.1f MiB per buffer), mix %s, seed %llu, "
+           "median of %d runs after %d warm-ups, the rows interleaved\n", n,
+           n * sizeof(int) / 1048576.0, hx_mix_name(g->mix),
+           (unsigned long long)o->seed, o->runs, o->warmup);
+    hx_warn_if_cached(dev, n * sizeof(int), stdout);
+    hx_guarded_resize(&b->out, n);
+    groupDevice(b, g);
+    /* Each row checked once before anything is timed; the split's rows
+     * against the reference split, then the partition's against its own. */
+    int bad = checkRow(&w, "cudaMemcpy", workMemcpy, b->hIn) ||
+              checkRow(&w, "copyInts", workCopy, b->hIn) ||
+              checkRow(&w, "three-way split", workSplit, b->hRef) ||
+              checkRow(&w, "scatterThreeWay alone", workScatter, b->hRef);
+    if (!bad) {
+        hx_partition(b->hIn, b->hGot, n, hx_pred_negative);
+        bad = checkRow(&w, "two-way partition", workPartition, b->hGot);
+    }
+    if (bad) {
+        printf("a timed row failed its check: nothing was timed\n");
+        return 1;
+    }
+    const hx_work works[ROWS] = {workMemcpy, workCopy, workPartition,
+                                 workSplit, workScatter};
+    void *const ctxs[ROWS] = {&w, &w, &w, &w, &w};
+    hx_timing t[ROWS];
+    signal(SIGALRM, timingAlarm);
+    alarm((unsigned)ceil(launchLimit(c, n) * ROWS * (o->warmup + o->runs)));
+    hx_time_set(ROWS, works, ctxs, o->warmup, o->runs, t);
+    alarm(0);
+
+    /* The floor of a row: the bytes it must move at the bandwidth of the
+     * device-to-device memcpy, which moves 2n ints. */
+    const double ints2 = 2.0 * n * sizeof(int), memcpyMs = t[ROW_MEMCPY].median_ms;
+    const double floor2 = hx_floor_ms(ints2, ints2, memcpyMs);
+    const double copyMs = t[ROW_COPY].median_ms;
+    const int scan = scanLaunches(&b->scan);
+    char title[160];
+    snprintf(title, sizeof title, "the three-way split against a copy and "
+             "the two-way partition, n = %zu", n);
+    hx_table_begin(stdout, title);
+    hx_table_row(stdout, "cudaMemcpy device to device", 1, &t[ROW_MEMCPY],
+                 copyMs, floor2);
+    hx_table_row(stdout, "copyInts", 1, &t[ROW_COPY], copyMs, floor2);
+    hx_table_row(stdout, "two-way partition (v < 0)", 2 + scan,
+                 &t[ROW_PARTITION], copyMs, floor2);
+    hx_table_row(stdout, "three-way split, whole", 3 + 2 * scan,
+                 &t[ROW_SPLIT], copyMs, floor2);
+    hx_table_row(stdout, "scatterThreeWay alone", 1, &t[ROW_SCATTER], copyMs,
+                 hx_floor_ms(2 * ints2, ints2, memcpyMs));
+    hx_table_note(stdout, "x copy: against copyInts; x floor: against the "
+                          "bytes the row must move at the memcpy's rate");
+    hx_table_note(stdout, "floors: 2n ints (read n, write n); scatter alone "
+                          "4n (value, two ranks, output)");
+    hx_table_note(stdout, "partition: markNegative + scan + scatterTwoWay");
+    hx_table_note(stdout, "split: markNegative + scan + markZero + scan + "
+                          "scatterThreeWay");
+    hx_table_note(stdout, "alone: your kernel with the ranks already made");
+    hx_table_end(stdout);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Timing (grade mode): fair and verified round by round.              */
+
+/* Reads 8 bytes of the kernel's randomness; keys must not follow from the
+ * grading seed, which a student may learn. */
+static uint64_t randomWord(hx_rng *fallback)
+{
+    uint64_t v = 0;
+    const int fd = open("/dev/urandom", O_RDONLY);
+    if (fd >= 0) {
+        const ssize_t got = read(fd, &v, sizeof v);
+        close(fd);
+        if (got == (ssize_t)sizeof v)
+            return v;
+    }
+    return hx_rng_next(fallback) ^ (uint64_t)nowSeconds() ^ (uint64_t)getpid();
+}
+
+/* For each round r: h[r] = the keyed hash (keyedHash) of round r's
+ * reference, which is ref with every non-zero value xor mask[r]. */
+static void hostHashes(const int *ref, size_t n, const uint64_t *key,
+                       const int *mask, int rounds, uint64_t *h)
+{
+    for (int r = 0; r < rounds; ++r) {
+        uint64_t s = 0;
+        for (size_t i = 0; i < n; ++i)
+            s += hashWord(key[r], i, ref[i] ? ref[i] ^ mask[r] : 0);
+        h[r] = s;
+    }
+}
+
+static int cmpDouble(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The timing of grade mode at g->n (the timing size, already checked as
+ * runs of the plan): copyInts, the yardstick, and the whole split (2 marks,
+ * 2 scans, scatterThreeWay, normal grid), interleaved round by round after
+ * warm-up rounds, the GPU held exclusively, the median of each.
+ *
+ * Every round's input is the checked input with the non-zero values'
+ * bits 20..27 flipped by a fresh random mask (maskInput): the kinds, and so
+ * the split's permutation, stay the same, but no output from an earlier
+ * launch is right for a later round. Every timed launch's output is
+ * verified outside its timed interval: the output is poisoned before the
+ * round, and after it a driver kernel computes a keyed hash of the whole
+ * output with a random 64-bit key that reaches the device only after the
+ * student's kernel has finished, so the kernel cannot know it. The host
+ * computed the same keyed hash of the round's reference before taking the
+ * lock. This verifies equality with a verified reference (a different
+ * output matches with probability about 2^-64); it reports nothing: the
+ * reports of the check stay element for element. The guards are scanned
+ * after every round too. Any difference: status nondeterministic. */
+static int gradeTiming(const Ctx *c, Buffers *b, Group *g, const hx_opts *o,
+                       int rounds, int warmup)
+{
+    const size_t n = g->n;
+    const int total = warmup + rounds;
+    uint64_t *key = (uint64_t *)hostAlloc((size_t)total, sizeof *key, "keys");
+    uint64_t *want = (uint64_t *)hostAlloc((size_t)total, sizeof *want,
+                                           "hashes");
+    int *mask = (int *)hostAlloc((size_t)total, sizeof *mask, "masks");
+    double *copyMs = (double *)hostAlloc((size_t)rounds, sizeof(double), "t");
+    double *splitMs = (double *)hostAlloc((size_t)rounds, sizeof(double), "t");
+    double *ratio = (double *)hostAlloc((size_t)rounds, sizeof(double), "t");
+    hx_rng fallback;
+    hx_rng_seed(&fallback, o->seed);
+    for (int r = 0; r < total; ++r) {
+        key[r] = randomWord(&fallback);
+        mask[r] = (int)(1u + (unsigned)(randomWord(&fallback) % 255u)) << 20;
+    }
+    hostHashes(b->hRef, n, key + warmup, mask + warmup, rounds, want + warmup);
+
+    const unsigned grid = hx_grid_for(b->dev, n, BLOCK);
+    cudaEvent_t ev[4];
+    for (int k = 0; k < 4; ++k)
+        HX_CHECK(cudaEventCreate(&ev[k]));
+    Work w = {c, b, n};
+    int badRound = -1;
+
+    g_ev.phase = "timing";
+    lockGpu(HX_LOCK_SHARED);
+    hx_guarded_resize(&b->out, n);
+    groupDevice(b, g);
+    HX_CHECK(cudaMemcpy(b->pristine, b->in, n * sizeof(int),
+                        cudaMemcpyDeviceToDevice));
+    unlockGpu();
+    lockGpu(HX_LOCK_EXCLUSIVE);
+    for (int r = 0; r < total && badRound < 0; ++r) {
+        maskInput<<<grid, BLOCK>>>(b->pristine, b->in, n, mask[r]);
+        HX_CHECK_LAUNCH("maskInput");
+        hx_guarded_poison(&b->out);
+        HX_CHECK(cudaEventRecord(ev[0], 0));
+        workCopy(&w);
+        HX_CHECK(cudaEventRecord(ev[1], 0));
+        hx_guarded_poison(&b->out);
+        HX_CHECK(cudaEventRecord(ev[2], 0));
+        workSplit(&w);
+        HX_CHECK(cudaEventRecord(ev[3], 0));
+        waitDone(c, b, n, "the timed split", "the timing");
+        if (r < warmup)
+            continue;
+        const int i = r - warmup;
+        float ms[2];
+        HX_CHECK(cudaEventElapsedTime(&ms[0], ev[0], ev[1]));
+        HX_CHECK(cudaEventElapsedTime(&ms[1], ev[2], ev[3]));
+        copyMs[i] = ms[0];
+        splitMs[i] = ms[1];
+        ratio[i] = ms[1] / ms[0];
+        const unsigned long long zero = 0;
+        unsigned long long got = 0;
+        hx_guard_report gr;
+        HX_CHECK(cudaMemcpy(b->hash, &zero, sizeof zero,
+                            cudaMemcpyHostToDevice));
+        keyedHash<<<grid, BLOCK>>>(b->out.data, n, key[r], b->hash);
+        HX_CHECK_LAUNCH("keyedHash");
+        HX_CHECK(cudaMemcpy(&got, b->hash, sizeof got,
+                            cudaMemcpyDeviceToHost));
+        guardsOf(b, &gr);
+        if (got != want[r] || gr.before || gr.after)
+            badRound = i;
+    }
+    unlockGpu();
+    g_ev.phase = "check";
+
+    FILE *f = g_ev.f;
+    fprintf(f, "{\"event\":\"timing\",\"n\":%zu,\"rounds\":%d,\"warmup\":%d",
+            n, rounds, warmup);
+    if (badRound >= 0) {
+        fprintf(f, ",\"copy_ms\":null,\"split_ms\":null,\"x_copy\":null,"
+                "\"x_copy_min\":null,\"x_copy_max\":null,"
+                "\"status\":\"nondeterministic\",\"bad_round\":%d", badRound);
+    } else {
+        hx_timing tc, ts;
+        hx_timing_from(copyMs, rounds, warmup, &tc);
+        hx_timing_from(splitMs, rounds, warmup, &ts);
+        qsort(ratio, (size_t)rounds, sizeof *ratio, cmpDouble);
+        fprintf(f, ",\"copy_ms\":%.6f,\"split_ms\":%.6f,\"x_copy\":%.6f,"
+                "\"x_copy_min\":%.6f,\"x_copy_max\":%.6f,\"status\":\"pass\"",
+                tc.median_ms, ts.median_ms, ts.median_ms / tc.median_ms,
+                ratio[0], ratio[rounds - 1]);
+        printf("timing: split %.4f ms, copy %.4f ms, split %.2fx copy "
+               "(median of %d rounds)\n", ts.median_ms, tc.median_ms,
+               ts.median_ms / tc.median_ms, rounds);
+    }
+    eventDone();
+    for (int k = 0; k < 4; ++k)
+        HX_CHECK(cudaEventDestroy(ev[k]));
+    free(key);
+    free(want);
+    free(mask);
+    free(copyMs);
+    free(splitMs);
+    free(ratio);
+    return badRound >= 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The command line.                                                   */
+
+typedef struct {
+    int grade, time;
+    int runsGiven;        /* --runs is on the command line */
+    const char *module, *result, *plan, *lock, *runTimeout, *mix, *grid;
+    double runTimeoutValue;
+    PlanArgs planArgs;
+} Args;
+
+/* Takes the driver's own options out of argv (hx_parse_args refuses what
+ * it does not know) and compacts argv. Returns HX_EXIT_OK or
+ * HX_EXIT_USAGE after one line. */
+static int takeArgs(int *argc, char **argv, Args *a)
+{
+    static const char *const valued[] = {"--module", "--result", "--plan",
+                                         "--lock", "--run-timeout", "--mix",
+                                         "--grid"};
+    const char **slot[] = {&a->module, &a->result, &a->plan, &a->lock,
+                           &a->runTimeout, &a->mix, &a->grid};
+    const int count = (int)(sizeof valued / sizeof valued[0]);
+    int keep = 1;
+    for (int i = 1; i < *argc; ++i) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--grade")) { a->grade = 1; continue; }
+        if (!strcmp(s, "--time")) { a->time = 1; continue; }
+        if (!strncmp(s, "--runs", 6) && (s[6] == '\0' || s[6] == '='))
+            a->runsGiven = 1;    /* hx_parse_args reads its value */
+        int taken = 0;
+        for (int k = 0; k < count && !taken; ++k) {
+            const size_t len = strlen(valued[k]);
+            if (strncmp(s, valued[k], len))
+                continue;
+            if (s[len] == '=') {
+                *slot[k] = s + len + 1;
+            } else if (s[len] == '\0') {
+                if (i + 1 >= *argc) {
+                    fprintf(stderr, "%s: %s needs a value (try --help)\n",
+                            g_prog, valued[k]);
+                    return HX_EXIT_USAGE;
+                }
+                *slot[k] = argv[++i];
+            } else {
+                continue;           /* e.g. --modules: not ours */
+            }
+            taken = 1;
+        }
+        if (!taken)
+            argv[keep++] = argv[i];
+    }
+    *argc = keep;
+    argv[keep] = NULL;
+    return HX_EXIT_OK;
+}
+
+static int usageError(const char *what, const char *value)
+{
+    fprintf(stderr, "%s: %s \"%s\" (try --help)\n", g_prog, what, value);
+    return HX_EXIT_USAGE;
+}
+
+/* Checks and converts the driver's own options, before the GPU is opened,
+ * so that bad arguments exit 2 on any machine. */
+static int checkArgs(Args *a, const hx_opts *o)
+{
+    PlanArgs *p = &a->planArgs;
+    p->name = a->plan ? a->plan : "full";
+    if (strcmp(p->name, "full") && strcmp(p->name, "sanitize"))
+        return usageError("--plan wants full or sanitize, not", p->name);
     if (a->mix) {
         int m = 0;
         while (m < (int)HX_MIX_COUNT && strcmp(a->mix, hx_mix_name((hx_mix)m)))
             ++m;
-        if (m == (int)HX_MIX_COUNT) {
-            fprintf(stderr, "%s: unknown --mix \"%s\" (try --help)\n", PROG,
-                    a->mix);
+        if (m == (int)HX_MIX_COUNT)
+            return usageError("unknown --mix", a->mix);
+        p->mixSet = 1;
+        p->mix = (hx_mix)m;
+    }
+    if (a->grid) {
+        unsigned long blocks = 0, block = 0;
+        char tail = 0;
+        if (sscanf(a->grid, "%lux%lu%c", &blocks, &block, &tail) != 2 ||
+            !strchr("123456789", a->grid[0]) || blocks < 1 ||
+            blocks > 2147483647ul || block < 1 || block > 1024)
+            return usageError("--grid wants BLOCKSxTHREADS (1 to 2^31-1 "
+                              "blocks of 1 to 1024 threads), not", a->grid);
+        p->gridSet = 1;
+        p->blocks = (unsigned)blocks;
+        p->block = (unsigned)block;
+    }
+    a->runTimeoutValue = RUN_TIMEOUT_S;
+    if (a->runTimeout) {
+        char *end = NULL;
+        const double v = strtod(a->runTimeout, &end);
+        if (!end || *end || !(v > 0.0) || v > 86400.0 ||
+            !strchr("0123456789.", a->runTimeout[0]))
+            return usageError("--run-timeout wants seconds above 0, not",
+                              a->runTimeout);
+        a->runTimeoutValue = v;
+    }
+    if (a->grade) {
+        if (!a->module || !a->result) {
+            fprintf(stderr, "%s: --grade needs --module FILE and --result "
+                    "FILE (try --help)\n", g_prog);
             return HX_EXIT_USAGE;
         }
-        a->mixValue = (hx_mix)m;
-    }
-    if ((a->grid && parseCount("--grid", a->grid, 0, 2147483647u,
-                               &a->gridValue)) ||
-        (a->block && parseCount("--block", a->block, 1, 1024,
-                                &a->blockValue)) ||
-        (a->repeat && parseCount("--repeat", a->repeat, 1, 1000,
-                                 &a->repeatValue)))
+        if (o->n_set || a->mix || a->grid || o->check) {
+            fprintf(stderr, "%s: --n, --mix, --grid and --check do not go "
+                    "with --grade: the plan comes from --seed (try --help)\n",
+                    g_prog);
+            return HX_EXIT_USAGE;
+        }
+    } else if (a->result || a->lock || a->time) {
+        fprintf(stderr, "%s: --result, --lock and --time go with --grade "
+                "(try --help)\n", g_prog);
         return HX_EXIT_USAGE;
+    }
     return HX_EXIT_OK;
 }
-
-static int gradeMode(const hx_device *dev, const hx_opts *o,
-                     const GradeArgs *a)
-{
-    const size_t n = o->n_set ? o->n : LESSON_N;
-    const hx_mix mix = a->mixValue;
-    const size_t gridArg = a->gridValue, block = a->blockValue,
-                 repeat = a->repeatValue;
-
-    hx_gpu_lock lock;
-    if (hx_gpu_lock_open(&lock, a->lock)) {
-        fprintf(stderr, "%s: cannot open the GPU lock %s: %s\n", PROG,
-                a->lock, strerror(errno));
-        return HX_EXIT_USAGE;
-    }
-    Problem p;
-    problemAlloc(&p, dev, n);
-    const unsigned blocks =
-        gridArg ? (unsigned)gridArg : hx_grid_for(dev, n, (unsigned)block);
-    /* The checks' GPU work, shared with other checking runs. */
-    lockGpu(&lock, HX_LOCK_SHARED);
-    problemFill(&p, mix, o->seed);
-    prepareRanks(&p);
-    checkRanks(&p);
-
-    char where[160];
-    describe(where, sizeof where, &p, blocks, (unsigned)block);
-    hx_guard_report g;
-    runStudent(&p, blocks, (unsigned)block, &g, where);
-    hx_split_report r;
-    const hx_split_kind kind = hx_check_split3(p.hIn, p.hGot, p.n, &g, &r);
-
-    /* Launches 1..K-1 must reproduce launch 0 exactly, guards included. */
-    long long disagree = -1;
-    if (repeat > 1) {
-        int *first = (int *)hostAlloc(n);
-        memcpy(first, p.hGot, n * sizeof(int));
-        for (size_t k = 1; k < repeat && disagree < 0; ++k) {
-            hx_guard_report gk;
-            runStudent(&p, blocks, (unsigned)block, &gk, where);
-            if (memcmp(first, p.hGot, n * sizeof(int)) ||
-                gk.before != g.before || gk.after != g.after)
-                disagree = (long long)k;
-        }
-        free(first);
-    }
-    hx_gpu_lock_release(&lock);
-    const char *status = disagree >= 0 ? "nondeterministic" : statusOf(kind);
-
-    Times t;
-    memset(&t, 0, sizeof t);
-    int timed = 0;
-    if (a->time && disagree < 0 && kind == HX_SPLIT_PASS) {
-        if (timeRows(&p, blocks, (unsigned)block, o, &t, &lock)) {
-            /* The first launch passed and this one did not: that is a
-             * kernel whose output changes from run to run. */
-            status = "nondeterministic";
-            disagree = (long long)repeat;
-        } else {
-            timed = 1;
-        }
-    }
-
-    hx_split_print(where, &r, stdout);
-    printf("grade: status %s (check: %s)%s\n", status, hx_split_kind_name(kind),
-           disagree >= 0 ? ", launches disagreed" : "");
-    if (timed)
-        printf("grade: split %.4f ms, partition %.4f ms, copy %.4f ms, "
-               "split %.2fx copy\n",
-               t.split.median_ms, t.partition.median_ms, t.copy.median_ms,
-               t.split.median_ms / t.copy.median_ms);
-
-    FILE *f = fopen(a->result, "w");
-    if (!f) {
-        fprintf(stderr, "%s: cannot write the result file %s\n", PROG,
-                a->result);
-        problemFree(&p);
-        return HX_EXIT_USAGE;
-    }
-    fprintf(f, "{\"status\":\"%s\",\"detail\":\"%s\"", status,
-            hx_split_kind_name(kind));
-    fprintf(f, ",\"n\":%zu,\"seed\":%llu,\"mix\":\"%s\",\"grid\":%zu,"
-               "\"blocks\":%u,\"block\":%zu",
-            n, (unsigned long long)o->seed, hx_mix_name(mix), gridArg, blocks,
-            block);
-    fprintf(f, ",\"want_b1\":%zu,\"want_b2\":%zu,\"found_b1\":%zu,"
-               "\"found_b2\":%zu,\"b1_ok\":%s,\"b2_ok\":%s",
-            r.want_b1, r.want_b2, r.found_b1, r.found_b2,
-            r.b1_ok ? "true" : "false", r.b2_ok ? "true" : "false");
-    if (r.cmp.bad)
-        fprintf(f, ",\"first_bad\":%zu,\"got\":%d,\"want\":%d", r.cmp.first,
-                r.cmp.got, r.cmp.want);
-    else
-        fprintf(f, ",\"first_bad\":-1,\"got\":null,\"want\":null");
-    fprintf(f, ",\"bad\":%zu,\"unwritten\":%zu,\"order_errors\":%zu",
-            r.cmp.bad, r.cmp.unwritten, r.order_errors);
-    fprintf(f, ",\"guard_before\":%zu,\"guard_after\":%zu", g.before,
-            g.after);
-    if (g.before)
-        fprintf(f, ",\"guard_first_offset\":%lld", g.first_before);
-    else if (g.after)
-        fprintf(f, ",\"guard_first_offset\":%lld", g.first_after);
-    else
-        fprintf(f, ",\"guard_first_offset\":null");
-    fprintf(f, ",\"disagree_run\":%lld", disagree);
-    if (a->time) {
-        jsonMs(f, "split_ms", t.split.median_ms, timed);
-        jsonMs(f, "partition_ms", t.partition.median_ms, timed);
-        jsonMs(f, "copy_ms", t.copy.median_ms, timed);
-        jsonMs(f, "x_copy",
-               timed ? t.split.median_ms / t.copy.median_ms : 0, timed);
-    }
-    fprintf(f, "}\n");
-    const int bad = ferror(f);
-    if (fclose(f) || bad) {
-        fprintf(stderr, "%s: cannot write the result file %s\n", PROG,
-                a->result);
-        problemFree(&p);
-        return HX_EXIT_USAGE;
-    }
-    problemFree(&p);
-    return HX_EXIT_OK;
-}
-
-/* ------------------------------------------------------------------ */
 
 /* The usage paragraph; the mix names come from the harness, so they
  * cannot drift from what --mix accepts. */
@@ -795,90 +1918,318 @@ static void buildUsage(char *buf, size_t len)
                 sizeof mixes - strlen(mixes) - 1);
     }
     snprintf(buf, len,
-             "threeway: checks scatterThreeWay (threeway.cu), the stable "
-             "three-way\nsplit of the day 33 exercise, at sizes 0, 1, 255, "
-             "256, 257, 65537,\n8387997 and the default timing size, every "
-             "input mix, a normal and a\nsmall grid; prints PASS or FAIL "
-             "(exit 0 or 1), then, without --check,\ntimes the split against "
-             "a copy and the two-way partition. --n N checks\nand times that "
-             "size only.\n"
-             "Grade mode (for the grading tool): --grade --result FILE "
-             "[--n N]\n[--seed S] [--mix %s]\n[--grid G (0: normal)] "
-             "[--block B (256)] [--repeat K] [--time]\n[--lock F] runs one "
-             "configuration and writes one line of JSON to FILE\n(see "
-             "driver.cu).\n",
-             mixes);
+        "Checks scatterThreeWay, the kernel of the day 33 exercise, compiled "
+        "from\nthreeway.cu to a device module (make writes "
+        "build/threeway.fatbin), on every\nrun of a plan drawn from the "
+        "seed: sizes from 0 to past the L2, every input\nmix, a normal, a "
+        "small and a drawn grid. Prints a line a run and PASS or\nFAIL "
+        "(exit 0 or 1); without --check it then times the split against "
+        "a\ncopy and the two-way partition, and prints the wall time.\n"
+        "\n"
+        "  --module FILE    the module to load (default: build/threeway."
+        "fatbin or\n"
+        "                   .cubin next to this program)\n"
+        "  --mix NAME       that input mix only, at every size:\n"
+        "                   %s\n"
+        "  --grid BxT       that grid only: B blocks of T threads (e.g. "
+        "3x64)\n"
+        "  --plan NAME      full (default) or sanitize (a handful of small "
+        "runs,\n"
+        "                   for compute-sanitizer)\n"
+        "  --run-timeout S  stop a launch that runs longer than S seconds "
+        "per 2^24\n"
+        "                   elements (default %g) and exit 6\n"
+        "\n"
+        "Grade mode (the grading tool's; driver.cu's opening comment has "
+        "the contract):\n"
+        "  --grade --module FILE --result FILE [--seed S] [--plan "
+        "full|sanitize]\n"
+        "  [--time] [--lock FILE] [--run-timeout S] [--runs R] [--warmup "
+        "W]\n"
+        "  writes one JSON event a line to FILE; nothing on stdout is "
+        "trusted.",
+        mixes, RUN_TIMEOUT_S);
+}
+
+/* ------------------------------------------------------------------ */
+/* main: the steps of one process, student mode or grade mode.          */
+
+static void printHeader(const hx_device *dev, const Module *m, const Plan *p,
+                        uint64_t seed)
+{
+    printf("threeway: the day 33 exercise, a stable three-way split "
+           "(negatives | zeros | positives)\n");
+    hx_device_print(dev, stdout);
+    printf("module: %s: scatterThreeWay found (up to %d threads a block)\n",
+           m->path, m->maxThreads);
+    printf("plan: %s, seed %llu: %d runs over %d sizes up to %zu; the "
+           "normal grid (%u threads a block) launched twice, the small grid "
+           "(%u x %u) and grids drawn from the seed\n\n", p->name,
+           (unsigned long long)seed, p->count, p->sizes, p->maxN, BLOCK,
+           SMALL_GRID, SMALL_BLOCK);
+}
+
+/* Says why a module is not usable: the grade-mode event, or one line. */
+static int reportModule(const Module *m, const hx_device *dev)
+{
+    if (g_ev.f) {
+        fprintf(g_ev.f, "{\"event\":\"module\",\"status\":");
+        if (m->status == MODULE_OK) {
+            fprintf(g_ev.f, "\"ok\"");
+        } else if (m->status == MODULE_LOAD_ERROR) {
+            fprintf(g_ev.f, "\"load_error\",\"error\":");
+            jsonString(g_ev.f, cuName(m->loadError));
+        } else {
+            fprintf(g_ev.f, "\"signature\",\"entries\":");
+            if (m->entryCount < 0) {
+                fputs("null", g_ev.f);
+            } else {
+                fputc('[', g_ev.f);
+                for (int k = 0; k < m->entryCount; ++k) {
+                    if (k)
+                        fputc(',', g_ev.f);
+                    jsonString(g_ev.f, m->entries[k]);
+                }
+                fputc(']', g_ev.f);
+            }
+        }
+        eventDone();
+        return HX_EXIT_OK;
+    }
+    if (m->status == MODULE_LOAD_ERROR) {
+        fprintf(stderr, "%s: the module %s does not load on this GPU "
+                "(compute capability %d.%d): %s: %s; rebuild it for this GPU "
+                "(make ARCH=%d%d)\n", g_prog, m->path, dev->major, dev->minor,
+                cuName(m->loadError), cuString(m->loadError), dev->major,
+                dev->minor);
+        return HX_EXIT_CUDA;
+    }
+    if (m->status == MODULE_SIGNATURE) {
+        printf("%s: the module %s has no kernel scatterThreeWay with the "
+               "fixed signature\n  (const int*, const int*, const int*, int*, "
+               "size_t, const int*, const int*); ", g_prog, m->path);
+        if (m->entryCount < 0)
+            printf("this driver cannot list the kernels it has\n");
+        else if (m->entryCount == 0)
+            printf("it has no kernel at all\n");
+        else
+            printf("its kernels (mangled):\n");
+        for (int k = 0; k < m->entryCount; ++k)
+            printf("    %s\n", m->entries[k]);
+        printf("FAIL: signature\n");
+        return HX_EXIT_FAIL;
+    }
+    return HX_EXIT_OK;
+}
+
+static void eventBegin(const Plan *p, const hx_device *dev, uint64_t seed)
+{
+    FILE *f = g_ev.f;
+    fprintf(f, "{\"event\":\"begin\",\"seed\":%llu,\"plan\":\"%s\","
+            "\"runs\":%d,\"gpu\":", (unsigned long long)seed, p->name,
+            p->count);
+    jsonString(f, dev->name);
+    fprintf(f, ",\"cc\":\"%d.%d\",\"sms\":%d,\"l2_bytes\":%zu,\"driver\":%d,"
+            "\"runtime\":%d", dev->major, dev->minor, dev->sms,
+            dev->l2_bytes, dev->driver_version, dev->runtime_version);
+    eventDone();
+}
+
+static void eventEnd(const char *status, const Plan *p, int passed)
+{
+    if (!g_ev.f)
+        return;
+    fprintf(g_ev.f, "{\"event\":\"end\",\"status\":\"%s\",\"runs\":%d,"
+            "\"passed\":%d", status, p->count, passed);
+    eventDone();
+    g_ev.terminal = 1;
+}
+
+/* The timing size: the smallest n whose one buffer is at least four times
+ * the L2, and at least 2^24 ints. */
+static size_t timingSize(const hx_device *dev)
+{
+    const size_t lo = (size_t)1 << 24, l2ints = dev->l2_bytes;
+    return l2ints > lo ? l2ints : lo;
+}
+
+/* Frees everything and resets the device, holding the lock shared so
+ * that no timing elsewhere sees a teardown. */
+static void teardown(Buffers *b, Module *m)
+{
+    lockGpu(HX_LOCK_SHARED);
+    buffersFree(b);
+    HX_CHECK(cudaDeviceReset());
+    unlockGpu();
+    hx_gpu_lock_close(&g_lock);
+    free(m->image);
+}
+
+/* Everything one process holds. */
+typedef struct {
+    double t0, checked;   /* when it started, when the checks ended */
+    Args a;
+    hx_opts o;
+    Module m;
+    hx_device dev;
+    Plan plan;
+    size_t timeN;         /* the timing's size */
+    Buffers b;
+    Group g;              /* the input on the host */
+    Tally t;
+} Session;
+
+/* Step 1: the arguments, the module file, the result file and the lock:
+ * exit 2 on any machine when one is wrong. */
+static int openFiles(Session *s, int argc, char **argv)
+{
+    int rc = takeArgs(&argc, argv, &s->a);
+    if (rc != HX_EXIT_OK)
+        return rc;
+    char usage[2048];
+    buildUsage(usage, sizeof usage);
+    rc = hx_parse_args(argc, argv, &s->o, 0, g_prog, usage);
+    if (rc != HX_EXIT_OK || s->o.help)
+        return rc;
+    if ((rc = checkArgs(&s->a, &s->o)) != HX_EXIT_OK)
+        return rc;
+    if ((rc = moduleRead(&s->m, s->a.module ? s->a.module
+                                             : defaultModulePath())) !=
+        HX_EXIT_OK)
+        return rc;
+    if (s->a.grade) {
+        g_ev.f = fopen(s->a.result, "w");
+        if (!g_ev.f) {
+            fprintf(stderr, "%s: cannot write the result file %s: %s\n",
+                    g_prog, s->a.result, strerror(errno));
+            return HX_EXIT_USAGE;
+        }
+    }
+    if (hx_gpu_lock_open(&g_lock, s->a.lock)) {
+        fprintf(stderr, "%s: cannot open the GPU lock %s: %s\n", g_prog,
+                s->a.lock, strerror(errno));
+        g_ev.terminal = 1;
+        return HX_EXIT_USAGE;
+    }
+    return HX_EXIT_OK;
+}
+
+/* Step 2, holding the lock shared (context creation must never land
+ * inside someone's timing): the device, the driver API, the module, the
+ * plan, and in grade mode the begin and module events. Returns with the
+ * lock held; on an unusable module it stays held until the process ends,
+ * so that the context's teardown is inside it too. */
+static int openDevice(Session *s)
+{
+    int rc;
+    lockGpu(HX_LOCK_SHARED);
+    if ((rc = hx_device_open(&s->dev, g_prog)) != HX_EXIT_OK ||
+        (rc = driverApiOpen()) != HX_EXIT_OK) {
+        g_ev.terminal = 1;
+        return rc;
+    }
+    /* Registered once the runtime is up: exit handlers run in reverse
+     * order, so this one runs while the runtime can still name the error. */
+    if (s->a.grade)
+        atexit(faultAtExit);
+    /* A kernel's printf reaches stdout, which grade mode ignores: a small
+     * buffer bounds what a flood of it costs. */
+    if (s->a.grade)
+        HX_CHECK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, GRADE_PRINTF));
+    moduleLoad(&s->m);
+
+    PlanArgs *pa = &s->a.planArgs;
+    const int sanitize = !strcmp(pa->name, "sanitize");
+    const int timing = !sanitize && (s->a.grade ? s->a.time : !s->o.check);
+    s->timeN = s->o.n_set ? s->o.n : timingSize(&s->dev);
+    pa->timingN = timing ? s->timeN : 0;
+    if (sanitize)
+        planSanitize(&s->plan, &s->dev, pa);
+    else
+        planBuild(&s->plan, &s->dev, s->o.seed, pa,
+                  s->o.n_set ? &s->o.n : NULL, s->o.n_set, s->m.maxThreads);
+
+    if (s->a.grade)
+        eventBegin(&s->plan, &s->dev, s->o.seed);
+    if ((rc = reportModule(&s->m, &s->dev)) != HX_EXIT_OK)
+        return rc;
+    if (s->m.status != MODULE_OK) {
+        eventEnd(s->m.status == MODULE_SIGNATURE ? "signature" : "load_error",
+                 &s->plan, 0);
+        return HX_EXIT_OK;
+    }
+    buffersAlloc(&s->b, &s->dev, s->plan.maxN, s->a.grade && s->a.time);
+    return HX_EXIT_OK;
+}
+
+/* Step 4 of grade mode: the timing when every run passed, then "end". */
+static int gradeFinish(Session *s, const Ctx *c)
+{
+    const int allPassed = s->t.passed == s->t.runs;
+    int timingBad = 0;
+    if (allPassed && s->a.planArgs.timingN) {
+        const int rounds = !s->a.runsGiven ? GRADE_ROUNDS
+                           : s->o.runs > MIN_ROUNDS ? s->o.runs : MIN_ROUNDS;
+        const int warmup = s->o.warmup > GRADE_WARMUP ? s->o.warmup
+                                                      : GRADE_WARMUP;
+        timingBad = gradeTiming(c, &s->b, &s->g, &s->o, rounds, warmup);
+    }
+    eventEnd(timingBad ? "nondeterministic"
+             : allPassed ? "pass" : s->t.firstFail, &s->plan, s->t.passed);
+    teardown(&s->b, &s->m);
+    return HX_EXIT_OK;
+}
+
+/* Step 4 of student mode: the summary, the timing when every run passed,
+ * the wall time and the last line. */
+static int studentFinish(Session *s, const Ctx *c)
+{
+    const int allPassed = s->t.passed == s->t.runs;
+    const int timeIt = allPassed && s->a.planArgs.timingN;
+    int timingBad = 0;
+    printf("\n%d of %d runs passed\n", s->t.passed, s->t.runs);
+    if (!allPassed)
+        printf("(the first failure's report is above; %s --n N --mix M "
+               "--grid BxT --check reruns one run)\n", g_prog);
+    if (timeIt) {
+        lockGpu(HX_LOCK_SHARED);
+        timingBad = studentTiming(c, &s->b, &s->dev, &s->g, &s->o);
+        unlockGpu();
+    }
+    teardown(&s->b, &s->m);
+    const double end = nowSeconds();
+    printf("\nwall time: %.1f s (checks %.1f s", end - s->t0,
+           s->checked - s->t0);
+    if (timeIt)
+        printf(", timing %.1f s", end - s->checked);
+    printf(")\n%s\n", allPassed && !timingBad ? "PASS" : "FAIL");
+    return allPassed && !timingBad ? HX_EXIT_OK : HX_EXIT_FAIL;
 }
 
 int main(int argc, char **argv)
 {
-    GradeArgs ga;
-    memset(&ga, 0, sizeof ga);
-    ga.mixValue = HX_MIX_THIRDS;
-    ga.gridValue = 0;               /* the normal grid */
-    ga.blockValue = BLOCK;
-    ga.repeatValue = 1;
-    int rc = takeGradeArgs(&argc, argv, &ga);
-    if (rc != HX_EXIT_OK) return rc;
-    hx_opts o;
-    char usage[1024];
-    buildUsage(usage, sizeof usage);
-    rc = hx_parse_args(argc, argv, &o, 0, PROG, usage);
-    if (rc != HX_EXIT_OK || o.help) return rc;
-    if (!ga.grade && (ga.time || ga.mix || ga.result || ga.grid || ga.block ||
-                      ga.repeat || ga.lock)) {
-        fprintf(stderr, "%s: --mix, --grid, --block, --repeat, --result, "
-                        "--time and --lock go with --grade (try --help)\n",
-                PROG);
-        return HX_EXIT_USAGE;
-    }
-    if (ga.grade && !ga.result) {
-        fprintf(stderr, "%s: --grade needs --result FILE (try --help)\n",
-                PROG);
-        return HX_EXIT_USAGE;
-    }
-    if (ga.grade && (rc = parseGradeArgs(&ga)) != HX_EXIT_OK) return rc;
+    static Session s;
+    s.t0 = nowSeconds();
+    g_prog = argc > 0 && argv[0] ? argv[0] : "threeway";
 
-    hx_device dev;
-    rc = hx_device_open(&dev, PROG);
-    if (rc != HX_EXIT_OK) return rc;
-    if (ga.grade) return gradeMode(&dev, &o, &ga);
+    int rc = openFiles(&s, argc, argv);
+    if (rc != HX_EXIT_OK || s.o.help)
+        return rc;
+    if ((rc = openDevice(&s)) != HX_EXIT_OK || s.m.status != MODULE_OK)
+        return rc;
+    unlockGpu();
+    if (!s.a.grade)
+        printHeader(&s.dev, &s.m, &s.plan, s.o.seed);
 
-    printf("threeway: the day 33 exercise, a stable three-way split "
-           "(negatives | zeros | positives)\n");
-    hx_device_print(&dev, stdout);
-    char why[512];
-    const size_t timingN =
-        o.n_set ? o.n : hx_default_n(&dev, BYTES_PER_ELEMENT, why, sizeof why);
-    if (o.n_set)
-        printf("size: n = %zu (--n)\n", timingN);
-    else
-        printf("sizes: 0, 1, 255, 256, 257, 65537, %zu (the lesson's) and "
-               "%zu (timing): %s\n",
-               LESSON_N, timingN, why);
-    printf("seed %llu; each size with the normal grid (256 threads a block) "
-           "and a small grid (%u x %u)\n\n",
-           (unsigned long long)o.seed, SMALL_GRID, SMALL_BLOCK);
+    /* Step 3: every run of the plan. */
+    const Ctx c = {&s.m, s.a.runTimeoutValue};
+    runPlan(&c, &s.b, &s.plan, s.o.seed, &s.g, &s.t);
+    s.checked = nowSeconds();
+    /* The timing's input is thirds at the timing size, the plan's last
+     * group unless --mix chose another. */
+    if (s.a.planArgs.timingN && s.t.passed == s.t.runs &&
+        !(s.g.valid && s.g.n == s.timeN && s.g.mix == HX_MIX_THIRDS))
+        groupHost(&s.b, &s.g, s.timeN, HX_MIX_THIRDS, s.o.seed);
 
-    Tally t = {0, 0, 0};
-    if (o.n_set) {
-        checkSize(&dev, o.n, o.seed, &t);
-    } else {
-        const size_t sizes[] = {0, 1, 255, 256, 257, 65537, LESSON_N};
-        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
-            checkSize(&dev, sizes[k], o.seed, &t);
-        if (timingN != LESSON_N) checkSize(&dev, timingN, o.seed, &t);
-    }
-    printf("\n%d of %d runs passed\n", t.passed, t.runs);
-    if (t.passed != t.runs) {
-        printf("(the first failure's report is above; ./%s --n N reruns one "
-               "size)\nFAIL\n", PROG);
-        return HX_EXIT_FAIL;
-    }
-    if (!o.check && timeStudent(&dev, timingN, &o)) {
-        printf("FAIL\n");
-        return HX_EXIT_FAIL;
-    }
-    printf("PASS\n");
-    return HX_EXIT_OK;
+    return s.a.grade ? gradeFinish(&s, &c) : studentFinish(&s, &c);
 }

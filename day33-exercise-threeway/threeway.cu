@@ -2,16 +2,18 @@
  *
  * Write scatterThreeWay: a stable three-way split. Every negative goes
  * first, then every zero, then every positive; inside each group the
- * elements keep their input order. The driver (driver.cu, do not modify)
- * has already run two predicates and two scans; your kernel only moves
- * each element to its slot. Read README.md for the task and the hints.
+ * elements keep their input order. The driver (driver.cu) has already run
+ * two predicates and two scans; your kernel only moves each element to its
+ * slot. README.md has the task, how to read the check's report, and hints.
  *
- *   make check          build ./threeway with this file and run its check
- *   ./threeway --help   every option (--n N runs one size only)
+ *   make check          compile this file, then run the check
+ *   ./threeway --help   every option (--n N one size, --mix NAME one input)
  *
- * Submit this file alone (plus answer.txt, see README.md). Do not change
- * the kernel's name or its parameters: the driver and the grader are
- * compiled against exactly this signature.
+ * This file is compiled to device code only (no host code in it is ever
+ * compiled or run) and may include headers of the CUDA Toolkit and the C++
+ * standard library only. Keep the kernel's name and parameters exactly as
+ * they are: the driver launches it by that signature. Submit this file
+ * (and answer.txt beside it).
  */
 #include <cstddef>
 
@@ -29,10 +31,10 @@
  *                fills out with a poison value first and watches guard
  *                regions on both sides of it.
  *   n            may be 0; fits in int.
- * The driver launches this kernel with a normal grid and again with a
- * deliberately small one, so it must be correct for ANY grid and block
- * size: a grid-stride loop over i. No buffer overlaps another, hence
- * __restrict__ on every pointer. */
+ * The driver launches this kernel with many grids, some deliberately
+ * small, so it must be correct for ANY grid and block size: a grid-stride
+ * loop over i. No buffer overlaps another, hence __restrict__ on every
+ * pointer. */
 __global__ void scatterThreeWay(const int* __restrict__ in,
                                 const int* __restrict__ negRank,
                                 const int* __restrict__ zeroRank,

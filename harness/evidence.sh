@@ -6,8 +6,9 @@
 #   onepass    the exercise's one-pass split (solution/onepass.cu): its
 #              check and its table
 #   day33      compaction --check, the default size, --n 8387997, sanitizers
-#   threeway   the reference passing, the starter failing, the two wrong
-#              kernels' reports, memcheck of the reference
+#   threeway   the reference's check and timing, the starter failing, the
+#              two wrong kernels' reports, the sanitizers on --plan sanitize,
+#              a grade-mode result file
 #   grading    the grading tool over its corpus, and its --sanitize option
 #   class      a class of 100 copies of the reference solution, timed
 # With no PART, all six. Set COMMIT to the commit being captured (the GPU
@@ -65,17 +66,19 @@ for part in $parts; do
     threeway)
         t=$dest/day33-exercise-threeway.txt
         ex=day33-exercise-threeway
+        # make all compiled the modules for the default ARCH: fatbins.
         $cap "$t" make -s -C $ex solution
-        $cap "$t" ./$ex/threeway-solution
         $cap "$t" make -s -C $ex starter-fails
-        $cap "$t" ./$ex/threeway --check
+        $cap "$t" ./$ex/threeway --check --module $ex/build/starter.fatbin
         for kind in boundary order; do
-            $cap "$t" make -s -C $ex STUDENT=../harness/grade-tests/corpus/$kind/threeway.cu
-            $cap "$t" ./$ex/threeway --check
+            $cap "$t" python3 harness/grader/compiler.py harness/grade-tests/corpus/$kind/threeway.cu --out /tmp/threeway-$kind.fatbin
+            $cap "$t" ./$ex/threeway --check --module /tmp/threeway-$kind.fatbin
         done
-        $cap "$t" make -s -C $ex STUDENT=threeway.cu
-        $cap "$t" $san --tool memcheck ./$ex/threeway-solution --n 100000 --check
-        $cap "$t" $san --tool memcheck ./$ex/threeway-solution --n 65537 --check
+        for tool in memcheck racecheck initcheck synccheck; do
+            $cap "$t" $san --tool $tool ./$ex/threeway --module $ex/build/solution.fatbin --plan sanitize --check --run-timeout 600
+        done
+        $cap "$t" ./$ex/threeway --grade --module $ex/build/solution.fatbin --result /tmp/threeway-grade.jsonl --seed 12345 --time
+        $cap "$t" grep -v -e '"event":"start"' -e '"status":"pass","detail"' /tmp/threeway-grade.jsonl
         ;;
     grading)
         t=$dest/grading.txt

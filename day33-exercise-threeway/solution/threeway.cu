@@ -1,8 +1,10 @@
 /* solution/threeway.cu: the reference solution of the day 33 exercise.
- * Spoiler: read README.md's hints first.
+ * Spoiler: README.md beside it explains it; try the hints in ../README.md
+ * first.
  *
- *   make solution       build ./threeway-solution from this file and run
- *                       its check (the top-level make check does this)
+ *   make solution       compile this file to build/solution.fatbin (one
+ *                       ARCH: .cubin), then ./threeway --module it: the
+ *                       check and the timing
  *
  * The contract is the starter's (../threeway.cu), repeated here so this
  * file reads on its own.

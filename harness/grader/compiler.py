@@ -1,0 +1,601 @@
+#!/usr/bin/env python3
+"""compiler.py: compiles one submission's threeway.cu to a device module,
+and nothing else.
+
+The one rule: no host code from a submission is ever compiled for the
+host, linked or run. The file is copied (a regular file, never a link) into
+a fresh empty folder and compiled there with `nvcc -cubin` (one
+architecture) or `nvcc -fatbin` (several), with no -I into the course. The
+course's driver (day33-exercise-threeway/driver.cu) loads the module and
+launches `scatterThreeWay` by its mangled name. The grading tool and the
+student's own `make` call this same function, so what a student sees is
+what the grader sees.
+
+Before compiling, the preprocessor itself (nvcc -M: the device and host
+passes together, so a superset of what the device compile reads) lists the
+files the compile reads. Each is judged on its real path: allowed are the
+CUDA Toolkit's include folders (next to the nvcc used: CUB, Thrust and
+cooperative_groups live there), the host compiler's own system folders
+(which cuda_runtime.h pulls in) and the copy of threeway.cu itself.
+Anything else is `forbidden_include`, named by path and never shown.
+
+Every nvcc process runs under a wall-clock limit (its whole process group
+is killed), an address-space limit, a file-size limit (its output and its
+messages) and no core dumps. Messages shown to a student keep only the
+lines about threeway.cu (and ptxas's own lines), capped in length.
+
+Standard library only, Python 3.8 or newer; runs as a script:
+    python3 compiler.py SRC --out MODULE [--arch "75 80 90"|90|sm_90]
+                        [--nvcc PATH] [--time-limit SEC]
+exit 0 compiled (one line), 1 rejected ("threeway.cu rejected: <verdict>:
+<message>"), 2 usage error or no usable nvcc. The script's time limit is
+60 s per architecture unless --time-limit says otherwise (a CUB-heavy file
+for three architectures on a slow machine takes minutes); the grading tool
+passes its own.
+"""
+
+import argparse
+import dataclasses
+import glob
+import os
+import re
+import resource
+import shutil
+import signal
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from typing import List, Optional
+
+NAME = "threeway.cu"
+ENTRY = "_Z15scatterThreeWayPKiS0_S0_PimS0_S0_"
+ENTRY_SIGNATURE = ("scatterThreeWay(const int*, const int*, const int*, "
+                   "int*, size_t, const int*, const int*)")
+SOURCE_MAX = 1 << 20            # bytes: a larger threeway.cu is refused
+FLAGS = ["-O3", "-std=c++17"]   # the same for every submission
+MESSAGE_LINES = 40              # of compiler diagnostics shown
+MESSAGE_CHARS = 4000
+LOG_READ = 1 << 20              # bytes of a compiler log read back
+VERDICTS = ("no_file", "compile_error", "forbidden_include", "signature",
+            "compile_timeout", "compile_limit")
+# Phrases the compiler tools print when an allocation fails (gcc, cicc,
+# cudafe++, ptxas, the C++ runtime): the address-space limit was hit.
+OUT_OF_MEMORY = ("virtual memory exhausted", "out of memory",
+                 "cannot allocate memory", "std::bad_alloc")
+
+
+@dataclasses.dataclass
+class Compiled:
+    """What compile_submission did. verdict is None when ok, else one of
+    VERDICTS; message is what the student is shown; module the path written
+    (None unless ok); includes the real paths the preprocessor read;
+    entries the module's kernel entries (mangled), once it was built."""
+    ok: bool
+    verdict: Optional[str]
+    message: str
+    module: Optional[str] = None
+    includes: List[str] = dataclasses.field(default_factory=list)
+    entries: List[str] = dataclasses.field(default_factory=list)
+    seconds: float = 0.0
+
+
+class CompilerUnavailable(Exception):
+    """nvcc (or the host compiler it uses) cannot be found or run: the
+    machine's problem, never a submission's verdict."""
+
+
+def parse_arch(arch):
+    """"75 80 90", "90", "sm_90", "compute_90" or a list of those: the
+    compute capabilities as strings of digits, in order, without repeats.
+    Raises ValueError for anything else."""
+    words = arch.split() if isinstance(arch, str) else [str(a) for a in arch]
+    out = []
+    for w in words:
+        m = re.fullmatch(r"(?:sm_|compute_)?([1-9][0-9]{1,2}[a-z]?)", w)
+        if not m:
+            raise ValueError("ARCH wants compute capabilities such as "
+                             "\"75 80 90\", 86 or sm_86, not %r" % w)
+        if m.group(1) not in out:
+            out.append(m.group(1))
+    if not out:
+        raise ValueError("ARCH is empty: give at least one compute "
+                         "capability, e.g. 90")
+    return out
+
+
+def arch_flags(archs):
+    """-cubin for one architecture; -fatbin with one -gencode each, plus
+    PTX for the last (so later GPUs can compile it when loading)."""
+    if len(archs) == 1:
+        return ["-cubin", "-arch=sm_%s" % archs[0]]
+    flags = ["-fatbin"]
+    for a in archs:
+        flags += ["-gencode", "arch=compute_%s,code=sm_%s" % (a, a)]
+    return flags + ["-gencode", "arch=compute_%s,code=compute_%s"
+                    % (archs[-1], archs[-1])]
+
+
+def describe_arch(archs):
+    text = " ".join("sm_%s" % a for a in archs)
+    return text if len(archs) == 1 else text + " + PTX compute_%s" % archs[-1]
+
+
+# ---- the limited process ------------------------------------------------
+
+class _Ran:
+    def __init__(self, rc, log, timed_out, seconds):
+        self.rc, self.log, self.timed_out = rc, log, timed_out
+        self.seconds = seconds
+
+    def hit_limit(self):
+        """The output cap (SIGXFSZ) or the address-space limit."""
+        if self.rc == -signal.SIGXFSZ:
+            return True
+        low = self.log.lower()
+        return self.rc != 0 and any(p in low for p in OUT_OF_MEMORY)
+
+
+def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap):
+    """Runs cmd in its own process group with stdin from /dev/null and
+    stdout and stderr into log_path; kills the whole group at time_limit
+    seconds. Returns a _Ran whose log is the first LOG_READ bytes."""
+    def limits():
+        resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (out_cap, out_cap))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    t0 = time.monotonic()
+    timed_out = False
+    with open(log_path, "wb") as log:
+        try:
+            proc = subprocess.Popen(cmd, cwd=cwd, env=env,
+                                    stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT,
+                                    preexec_fn=limits, start_new_session=True)
+        except OSError as e:
+            raise CompilerUnavailable("cannot run %s: %s" % (cmd[0], e))
+        try:
+            proc.wait(timeout=max(time_limit, 0.1))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        # The group outlives nvcc when a child hangs: kill whatever is left.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        rc = proc.wait()
+    with open(log_path, "rb") as f:
+        text = f.read(LOG_READ).decode("utf-8", "replace")
+    return _Ran(rc, text, timed_out, time.monotonic() - t0)
+
+
+# ---- what the student is shown ------------------------------------------
+
+_EDG = re.compile(r"^threeway\.cu\((\d+)\): (.*)$")       # cudafe++, cicc
+_GCC = re.compile(r"^threeway\.cu:(\d+)(?::\d+)?: ?(.*)$")  # the preprocessor
+
+
+def student_lines(log):
+    """The diagnostics about threeway.cu alone, as "threeway.cu:LINE: ...",
+    each with the indented lines that follow it (the quoted source line of
+    threeway.cu and its caret), plus ptxas's own lines. Every line about
+    another path is dropped with what follows it: no other file's text is
+    ever shown. Capped at MESSAGE_LINES lines and MESSAGE_CHARS chars."""
+    kept, dropped, keep_tail = [], 0, False
+    for line in log.splitlines():
+        m = _EDG.match(line) or _GCC.match(line)
+        if m:
+            kept.append("%s:%s: %s" % (NAME, m.group(1), m.group(2)))
+            keep_tail = True
+        elif line.startswith("ptxas"):
+            kept.append(line)
+            keep_tail = False
+        elif keep_tail and line[:1] in (" ", "\t") and line.strip():
+            kept.append(line.rstrip())
+        else:
+            keep_tail = False
+            dropped += bool(line.strip())
+    text, shown = [], 0
+    for line in kept:
+        if len(text) >= MESSAGE_LINES or shown + len(line) > MESSAGE_CHARS:
+            break
+        text.append(line)
+        shown += len(line) + 1
+    more = len(kept) - len(text)
+    if more:
+        text.append("(%d more lines not shown)" % more)
+    if dropped and not text:
+        text.append("(the compiler's messages name no line of %s)" % NAME)
+    return "\n".join(text)
+
+
+# ---- include roots ------------------------------------------------------
+
+_roots_cache = {}
+
+
+def _toolkit_roots(nvcc_path):
+    """The CUDA Toolkit's include folders next to this nvcc, real paths."""
+    top = os.path.dirname(os.path.dirname(os.path.realpath(nvcc_path)))
+    found = [os.path.join(top, "include")]
+    found += glob.glob(os.path.join(top, "targets", "*", "include"))
+    return [os.path.realpath(p) for p in found if os.path.isdir(p)]
+
+
+def _host_compiler(env):
+    """The host compiler nvcc runs: NVCC_CCBIN when set (a compiler or a
+    folder holding gcc), else gcc on the PATH, as nvcc itself does."""
+    ccbin = env.get("NVCC_CCBIN") or "gcc"
+    if os.path.isdir(ccbin):
+        ccbin = os.path.join(ccbin, "gcc")
+    found = shutil.which(ccbin, path=env.get("PATH"))
+    if not found:
+        raise CompilerUnavailable("nvcc's host compiler %s is not on the "
+                                  "PATH" % ccbin)
+    return found
+
+
+def _host_roots(cc, env, scratch):
+    """The host compiler's system include folders, from its own report
+    (cc -xc++ -E -v /dev/null), real paths."""
+    log = os.path.join(scratch, "host-includes.log")
+    ran = _run_limited([cc, "-xc++", "-E", "-v", os.devnull], scratch, env,
+                       log, 30, 2 << 30, 1 << 20)
+    if ran.rc != 0:
+        raise CompilerUnavailable("%s -E -v failed (exit %d)" % (cc, ran.rc))
+    roots, inside = [], False
+    for line in ran.log.splitlines():
+        if line.startswith("#include <...> search starts here"):
+            inside = True
+        elif line.startswith("End of search list"):
+            break
+        elif inside and line.startswith(" "):
+            path = line.strip()
+            if path.endswith("(framework directory)"):
+                continue
+            roots.append(os.path.realpath(path))
+    if not roots:
+        raise CompilerUnavailable("%s -E -v listed no system include "
+                                  "folder" % cc)
+    return roots
+
+
+def allowed_roots(nvcc_path, env, scratch):
+    """Every folder a submission may include from (cached per compiler)."""
+    cc = _host_compiler(env)
+    key = (os.path.realpath(nvcc_path), os.path.realpath(cc))
+    if key not in _roots_cache:
+        _roots_cache[key] = _toolkit_roots(nvcc_path) + _host_roots(
+            cc, env, scratch)
+    return _roots_cache[key]
+
+
+def parse_depfile(text):
+    """The prerequisites of a make rule as nvcc -M writes it: continuation
+    lines joined, escaped spaces kept, the target before ':' dropped."""
+    text = text.replace("\\\n", " ")
+    head, sep, rest = text.partition(": ")
+    if not sep:
+        raise ValueError("no rule in the dependency file")
+    words = re.findall(r"(?:\\.|[^\s\\])+", rest)
+    return [re.sub(r"\\(.)", r"\1", w).replace("$$", "$") for w in words]
+
+
+def _under(path, roots):
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep)
+               for r in roots)
+
+
+# ---- the module's entries -----------------------------------------------
+
+STO_CUDA_ENTRY = 0x10           # st_other bit of a kernel entry
+STT_FUNC = 2
+SHT_SYMTAB = 2
+FATBIN_MAGIC = 0xBA55ED50
+FATBIN_ELF = 2                  # entry kind: machine code (1 is PTX)
+
+
+def elf_entries(elf):
+    """Kernel entry names in a CUDA ELF (cubin): the function symbols with
+    the STO_CUDA_ENTRY bit, read from the symbol table with struct."""
+    if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
+        raise ValueError("not a 64-bit little-endian ELF")
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", elf, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + k * shentsize)
+                for k in range(shnum)]
+    names = []
+    for sec in sections:
+        if sec[1] != SHT_SYMTAB:
+            continue
+        off, size, entsize = sec[4], sec[5], sec[9] or 24
+        strtab = sections[sec[6]]
+        for k in range(size // entsize):
+            st_name, st_info, st_other = struct.unpack_from(
+                "<IBB", elf, off + k * entsize)
+            if st_info & 0xF == STT_FUNC and st_other & STO_CUDA_ENTRY:
+                start = strtab[4] + st_name
+                end = elf.index(b"\0", start)
+                names.append(elf[start:end].decode("utf-8", "replace"))
+    return sorted(set(names))
+
+
+def fatbin_elves(blob):
+    """(sm, ELF bytes) for each machine-code image of an nvcc -fatbin file,
+    or None when an image is compressed (the caller then inspects a cubin
+    of its own). Layout: a 16-byte header (magic, version, header size,
+    size of the images), then per image a header (kind, ..., its header
+    size, payload size, ..., the sm at byte 28) and its payload."""
+    magic, _, hsize, fsize = struct.unpack_from("<IHHQ", blob, 0)
+    if magic != FATBIN_MAGIC:
+        raise ValueError("not a fatbin")
+    out, off, end = [], hsize, min(hsize + fsize, len(blob))
+    while off + 32 <= end:
+        kind, _, ehsize, psize = struct.unpack_from("<HHIQ", blob, off)
+        sm, = struct.unpack_from("<I", blob, off + 28)
+        payload = blob[off + ehsize:off + ehsize + psize]
+        if kind == FATBIN_ELF:
+            if payload[:4] != b"\x7fELF":
+                return None
+            out.append((sm, payload))
+        off += ehsize + psize
+    return out
+
+
+def demangle(names):
+    """names demangled by c++filt (or cu++filt) when one is installed."""
+    tool = shutil.which("cu++filt") or shutil.which("c++filt")
+    if not tool or not names:
+        return list(names)
+    try:
+        r = subprocess.run([tool], input="\n".join(names) + "\n",
+                           capture_output=True, text=True, timeout=10)
+        out = r.stdout.splitlines()
+        if r.returncode == 0 and len(out) == len(names):
+            return out
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return list(names)
+
+
+# ---- the compile ----------------------------------------------------------
+
+def _copy_source(src, dest):
+    """Copies src to dest as a regular file. Returns None, or the Compiled
+    that refuses it (missing, a link, not a regular file, too large)."""
+    try:
+        st = os.lstat(src)
+    except OSError:
+        return Compiled(False, "no_file", "no %s (nothing to compile)" % NAME)
+    if stat.S_ISLNK(st.st_mode):
+        return Compiled(False, "no_file", "%s is a symbolic link; submit "
+                        "the file itself" % NAME)
+    if not stat.S_ISREG(st.st_mode):
+        return Compiled(False, "no_file", "%s is not a regular file" % NAME)
+    try:
+        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        return Compiled(False, "no_file", "%s cannot be read (%s)"
+                        % (NAME, e.strerror))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return Compiled(False, "no_file", "%s is not a regular file"
+                            % NAME)
+        data = f.read(SOURCE_MAX + 1)
+    if len(data) > SOURCE_MAX:
+        return Compiled(False, "compile_limit", "%s is larger than %d KiB"
+                        % (NAME, SOURCE_MAX >> 10))
+    with open(dest, "wb") as f:
+        f.write(data)
+    return None
+
+
+def _limit_verdict(ran, what, time_limit, mem_limit, out_cap):
+    """The Compiled for a process that hit a limit, or None."""
+    if ran.timed_out:
+        return Compiled(False, "compile_timeout", "the %s took longer than "
+                        "%g s and was stopped" % (what, time_limit))
+    if ran.hit_limit():
+        return Compiled(False, "compile_limit", "the %s hit its limits (%s "
+                        "of memory, %s of output) and was stopped"
+                        % (what, _bytes(mem_limit), _bytes(out_cap)))
+    return None
+
+
+def _bytes(n):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return "%g %s" % (round(n / (1 << shift), 1), unit)
+    return "%d bytes" % n
+
+
+def _nvcc_env(work):
+    """nvcc's environment: the PATH (for the host compiler) and the choice
+    of host compiler, nothing that adds include folders or flags (CPATH,
+    NVCC_PREPEND_FLAGS, ...); its temporary files go to work."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C",
+           "TMPDIR": work}
+    if os.environ.get("NVCC_CCBIN"):
+        env["NVCC_CCBIN"] = os.environ["NVCC_CCBIN"]
+    return env
+
+
+def find_nvcc(nvcc):
+    """The nvcc to run, as a path; CompilerUnavailable when there is none."""
+    found = shutil.which(nvcc)
+    if not found:
+        raise CompilerUnavailable("nvcc not found (%s): put the CUDA "
+                                  "Toolkit's bin folder on the PATH or pass "
+                                  "its path" % nvcc)
+    return found
+
+
+def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
+                       time_limit=60, mem_limit=4 << 30, out_cap=64 << 20):
+    """Compiles src (a threeway.cu) to the device module out_module for
+    arch (see parse_arch): a cubin for one architecture, a fatbin for
+    several. Returns a Compiled; never runs anything built from src.
+    scratch: the folder in which the fresh compile folders are made
+    (default: the system's temporary folder). time_limit (seconds) covers
+    the whole compile; mem_limit (bytes) is the address space of each
+    compiler process, out_cap (bytes) the most any of them may write.
+    Raises ValueError for a bad arch, CompilerUnavailable when nvcc or its
+    host compiler cannot be found or run."""
+    t0 = time.monotonic()
+    archs = parse_arch(arch)
+    nvcc_path = find_nvcc(nvcc)
+    # The source alone in one folder (the compile's working folder); the
+    # compiler's files in another, at an unpredictable path, so that the
+    # two passes (-M, then the compile) see the same files.
+    src_dir = tempfile.mkdtemp(prefix="threeway-src-", dir=scratch)
+    work = tempfile.mkdtemp(prefix="threeway-work-", dir=scratch)
+    try:
+        result = _compile(src, out_module, archs, nvcc_path, src_dir, work,
+                          t0, time_limit, mem_limit, out_cap)
+    finally:
+        shutil.rmtree(src_dir, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+    result.seconds = time.monotonic() - t0
+    return result
+
+
+def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
+             time_limit, mem_limit, out_cap):
+    copy = os.path.join(src_dir, NAME)
+    refused = _copy_source(src, copy)
+    if refused:
+        return refused
+    env = _nvcc_env(work)
+    flags = arch_flags(archs) + FLAGS
+    left = lambda: time_limit - (time.monotonic() - t0)  # noqa: E731
+
+    # 1. What the compile reads, from the preprocessor.
+    deps = os.path.join(work, "deps.d")
+    ran = _run_limited([nvcc_path] + flags + ["-M", "-MF", deps, "-MT",
+                       "module", NAME], src_dir, env,
+                       os.path.join(work, "deps.log"), left(), mem_limit,
+                       out_cap)
+    bad = _limit_verdict(ran, "preprocessing", time_limit, mem_limit,
+                         out_cap)
+    if bad:
+        return bad
+    if ran.rc != 0 or not os.path.exists(deps):
+        return Compiled(False, "compile_error", "the compile failed:\n"
+                        + student_lines(ran.log))
+    with open(deps, encoding="utf-8", errors="replace") as f:
+        read = parse_depfile(f.read())
+    includes = sorted({os.path.realpath(os.path.join(src_dir, p))
+                       for p in read})
+    roots = allowed_roots(nvcc_path, env, work)
+    own = os.path.realpath(copy)
+    forbidden = [p for p in includes if p != own and not _under(p, roots)]
+    if forbidden:
+        return Compiled(False, "forbidden_include", "%s includes %s outside "
+                        "the CUDA Toolkit and the compiler's system folders: "
+                        "%s (only those headers may be included)"
+                        % (NAME, "a file" if len(forbidden) == 1 else
+                           "files", ", ".join(forbidden)), includes=includes)
+
+    # 2. The module itself, device code only.
+    ext = "cubin" if len(archs) == 1 else "fatbin"
+    built = os.path.join(work, "module." + ext)
+    ran = _run_limited([nvcc_path] + flags + [NAME, "-o", built], src_dir,
+                       env, os.path.join(work, "compile.log"), left(),
+                       mem_limit, out_cap)
+    bad = _limit_verdict(ran, "compile", time_limit, mem_limit, out_cap)
+    if bad:
+        bad.includes = includes
+        return bad
+    if ran.rc != 0 or not os.path.exists(built):
+        return Compiled(False, "compile_error", "the compile failed:\n"
+                        + student_lines(ran.log), includes=includes)
+
+    # 3. Its entries: every machine-code image must hold the fixed one.
+    with open(built, "rb") as f:
+        blob = f.read()
+    images = [(archs[0], blob)] if ext == "cubin" else fatbin_elves(blob)
+    if images is None:
+        # Compressed images: inspect a cubin of the last architecture,
+        # compiled the same way (nvcc's own fatbin is what gets loaded).
+        probe = os.path.join(work, "probe.cubin")
+        ran = _run_limited([nvcc_path] + arch_flags(archs[-1:]) + FLAGS +
+                           [NAME, "-o", probe], src_dir, env,
+                           os.path.join(work, "probe.log"), left(),
+                           mem_limit, out_cap)
+        bad = _limit_verdict(ran, "compile", time_limit, mem_limit, out_cap)
+        if bad or ran.rc != 0:
+            return bad or Compiled(False, "compile_error", "the compile "
+                                   "failed:\n" + student_lines(ran.log))
+        with open(probe, "rb") as f:
+            images = [(archs[-1], f.read())]
+    per_image = [(sm, elf_entries(elf)) for sm, elf in images]
+    entries = sorted({e for _, names in per_image for e in names})
+    lacking = ["sm_%s" % sm for sm, names in per_image if ENTRY not in names]
+    if lacking or not per_image:
+        if entries:
+            have = "; its kernels: " + ", ".join(demangle(entries))
+        else:
+            have = "; it has no kernel at all (scatterThreeWay must be " \
+                   "__global__)"
+        where = "" if len(lacking) == len(per_image) else \
+            " for %s" % " ".join(lacking)
+        return Compiled(False, "signature", "%s defines no kernel %s%s "
+                        "(mangled %s)%s" % (NAME, ENTRY_SIGNATURE, where,
+                                            ENTRY, have),
+                        includes=includes, entries=entries)
+
+    # 4. In place atomically: a reader never sees half a module.
+    out_dir = os.path.dirname(os.path.abspath(out_module))
+    os.makedirs(out_dir, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".module-", dir=out_dir)
+    with os.fdopen(fd, "wb") as f:
+        f.write(blob)
+    os.replace(tmp, out_module)
+    return Compiled(True, None, "", module=out_module, includes=includes,
+                    entries=entries)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(
+        prog="compiler.py",
+        description="Compiles threeway.cu to a device module (device code "
+        "only, includes from the CUDA Toolkit and the compiler's system "
+        "folders only) and checks that it holds the kernel scatterThreeWay "
+        "with the fixed signature.")
+    p.add_argument("src", help="the threeway.cu to compile")
+    p.add_argument("--out", required=True, metavar="MODULE",
+                   help="the module to write (.cubin or .fatbin)")
+    p.add_argument("--arch", default="75 80 90",
+                   help='compute capabilities: "75 80 90" (a fatbin), 90 or '
+                   'sm_90 (a cubin); default "75 80 90"')
+    p.add_argument("--nvcc", default="nvcc", help="the nvcc to use")
+    p.add_argument("--time-limit", type=float, metavar="SEC",
+                   help="seconds the whole compile may take (default: 60 "
+                   "per architecture)")
+    try:
+        a = p.parse_args(argv)
+    except SystemExit as e:
+        return 0 if e.code == 0 else 2
+    try:
+        archs = parse_arch(a.arch)
+        limit = a.time_limit if a.time_limit else 60.0 * len(archs)
+        if limit <= 0:
+            raise ValueError("--time-limit wants seconds above 0")
+        c = compile_submission(a.src, a.out, archs, nvcc=a.nvcc,
+                               time_limit=limit)
+    except (ValueError, CompilerUnavailable) as e:
+        print("compiler.py: %s" % e, file=sys.stderr)
+        return 2
+    if c.ok:
+        print("compiled %s -> %s for %s (%.1f s)"
+              % (a.src, a.out, describe_arch(archs), c.seconds))
+        return 0
+    print("%s rejected: %s: %s" % (NAME, c.verdict, c.message))
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
