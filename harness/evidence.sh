@@ -47,7 +47,7 @@ for part in $parts; do
         # Maintainers' evidence: solution/ is not in the student copy.
         t=$dest/day33-onepass.txt
         ex=day33-exercise-threeway
-        make -s -C $ex -f Makefile -f solution/onepass.mk threeway-onepass >>"$dest/build.log" 2>&1
+        make -s -C $ex threeway-onepass >>"$dest/build.log" 2>&1
         $cap "$t" ./$ex/threeway-onepass --check
         $cap "$t" ./$ex/threeway-onepass
         $cap "$t" $san --tool memcheck ./$ex/threeway-onepass --check --n 530001
