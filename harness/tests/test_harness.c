@@ -681,12 +681,17 @@ static void test_generators(void)
 static void test_parse_size(void)
 {
     const char *good[] = {"0", "1", "1000", "007", "2147483647", "2^0",
-                          "2^28", "2^30"};
+                          "2^28", "2^30", "2^31-1", "2^20+1", "2^20-1",
+                          "2^0-1", "2^4-16", "2^30+1073741823"};
     const size_t goodv[] = {0, 1, 1000, 7, 2147483647, 1, (size_t)1 << 28,
-                            (size_t)1 << 30};
+                            (size_t)1 << 30, 2147483647, 1048577, 1048575,
+                            0, 0, 2147483647};
     const char *bad[] = {"", "12x", "-5", "+5", " 5", "5 ", "1e9", "0x10",
                          "2147483648", "99999999999999999999999", "2^31",
-                         "2^32", "2^", "2^-1", "3^2", "2^1x", "1.5", "x"};
+                         "2^32", "2^", "2^-1", "3^2", "2^1x", "1.5", "x",
+                         "2^31+0", "2^30+1073741824", "2^31-", "2^31-1x",
+                         "2^31--1", "2^31-+1", "2^4-17", "2^64-1", "2^99",
+                         "2^31 -1", "2^3-1-1", "-2^4"};
     size_t i, v;
     t_context("hx_parse_size");
     for (i = 0; i < sizeof good / sizeof *good; ++i) {
@@ -830,6 +835,8 @@ static void test_parse_args(void)
             {"--n", NULL}, {"--n", "12x", NULL}, {"--n", "-5", NULL},
             {"--n", "", NULL}, {"--n", "1e9", NULL}, {"--n", "0x10", NULL},
             {"--n", "3000000000", NULL}, {"--n", "2^31", NULL},
+            {"--n", "2^31+1", NULL}, {"--n", "2^2-5", NULL},
+            {"--n", "2^31-x", NULL},
             {"--n=", NULL}, {"--n", " 5", NULL},
             {"--seed", "-1", NULL}, {"--seed", "18446744073709551616", NULL},
             {"--seed", "abc", NULL}, {"--runs", "0", NULL},
@@ -869,7 +876,26 @@ static void test_parse_args(void)
         /* The lines name what is wrong. */
         const char *neg[] = {"--n", "-5", NULL}, *big[] = {"--n", "2^31",
                              NULL}, *junk[] = {"--n", "12x", NULL};
+        const char *max[] = {"--n", "2^31-1", NULL}, *below[] = {"--n",
+                             "2^2-5", NULL}, *huge[] = {"--n", "2^40-1",
+                             NULL};
         t_context("args: messages");
+        /* The largest size --help names is accepted in the form it names. */
+        EXPECT_LL(t_parse(max, 0, &o, &out, &err), HX_EXIT_OK);
+        EXPECT(o.n_set == 1 && o.n == 2147483647);
+        free(out), free(err);
+        {
+            const char *help[] = {"--help", NULL};
+            t_parse(help, 0, &o, &out, &err);
+            EXPECT_STR(out, "0 to 2147483647 (2^31-1)");
+            free(out), free(err);
+        }
+        t_parse(below, 0, &o, &out, &err);
+        EXPECT_STR(err, "negative");
+        free(out), free(err);
+        t_parse(huge, 0, &o, &out, &err);
+        EXPECT_STR(err, "above the largest size 2147483647");
+        free(out), free(err);
         t_parse(neg, 0, &o, &out, &err);
         EXPECT_STR(err, "negative");
         free(out), free(err);
