@@ -1779,6 +1779,8 @@ static void test_split3_off_by_one(void)
             start[0] = 0, start[1] = t.a, start[2] = t.ab;
             size[0] = t.a, size[1] = t.ab - t.a, size[2] = t.c;
             shift[k] = d;
+            whole[0] = t_alloc(n + 2 * T_GUARD, sizeof *whole[0]);
+            whole[1] = t_alloc(n + 2 * T_GUARD, sizeof *whole[1]);
             for (race = 0; race < 2; ++race) {
                 hx_split_report r;
                 hx_guard_report g;
@@ -1789,7 +1791,6 @@ static void test_split3_off_by_one(void)
                                               : (long long)(start[k] + size[k]);
                 const size_t left = d < 0 ? start[k] + size[k] - 1 : start[k];
                 int found_true = 0;
-                whole[race] = t_alloc(n + 2 * T_GUARD, sizeof *whole[race]);
                 t_context("%s, %s writer wins, mix %s, n=%zu",
                           kernels[kk].name, race ? "last" : "first",
                           hx_mix_name(cases[c].mix), n);
@@ -1883,9 +1884,8 @@ static void test_split3_off_by_one(void)
                 EXPECT(memcmp(whole[0], whole[1],
                               (n + 2 * T_GUARD) * sizeof *whole[0]) != 0);
             }
-            for (race = 0; race < 2; ++race)
-                if (size[k])
-                    free(whole[race]);
+            free(whole[0]);
+            free(whole[1]);
             t_split_free(&t);
         }
     t_context("%s", "");
@@ -1996,6 +1996,113 @@ static void test_sizing(void)
     EXPECT_LL(hx_grid_for(&d, 1024, 256), 4);
     EXPECT_LL(hx_grid_for(&d, (size_t)1 << 28, 256), 132 * 32);
     EXPECT_LL(hx_grid_for(&d, (size_t)1 << 28, 1024), 132 * 8);
+    t_context("%s", "");
+}
+
+/* The no-GPU lines, from made-up facts: which reason, and what it names. */
+static void test_no_gpu_lines(void)
+{
+    hx_gpu_facts f;
+    char why[512];
+
+    t_context("driver needed");
+    EXPECT_LL(hx_driver_needed(13000), 580);
+    EXPECT_LL(hx_driver_needed(13020), 580);
+    EXPECT_LL(hx_driver_needed(12090), 525);
+    EXPECT_LL(hx_driver_needed(12000), 525);
+    EXPECT_LL(hx_driver_needed(11080), 450);
+    EXPECT_LL(hx_driver_needed(14000), 0);
+
+    /* No driver at all: version 0, and the runtime calls it insufficient. */
+    t_context("no driver");
+    memset(&f, 0, sizeof f);
+    f.runtime_version = 13000;
+    f.err = cudaErrorInsufficientDriver;
+    f.call = "cudaGetDeviceCount";
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "no NVIDIA driver is installed");
+    EXPECT_STR(why, "this program's CUDA 13.0 runtime needs NVIDIA driver 580 "
+               "or newer");
+    EXPECT(strstr(why, "insufficient") == NULL);
+    EXPECT(strstr(why, "too old") == NULL);
+    f.runtime_version = 12040;
+    hx_gpu_unusable(&f, why, sizeof why);
+    EXPECT_STR(why, "CUDA 12.4 runtime needs NVIDIA driver 525 or newer");
+
+    t_context("stub libcuda");
+    f.runtime_version = 13000;
+    f.err = cudaErrorStubLibrary;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "no NVIDIA driver: the libcuda found is the CUDA "
+               "Toolkit's stub");
+    EXPECT_STR(why, "driver 580 or newer");
+
+    /* A CUDA 12.4 driver under a 13.0 runtime: too old, by name. */
+    t_context("driver too old");
+    memset(&f, 0, sizeof f);
+    f.runtime_version = 13000;
+    f.driver_version = 12040;
+    f.err = cudaErrorInsufficientDriver;
+    f.call = "cudaGetDeviceCount";
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "the NVIDIA driver is too old: it supports CUDA 12.4, and "
+               "this program's CUDA 13.0 runtime needs NVIDIA driver 580 or "
+               "newer");
+    EXPECT_STR(why, "a CUDA Toolkit of 12.x");
+    /* Older major, even where the runtime has not said so yet. */
+    f.err = cudaSuccess;
+    f.count = 1;
+    f.major = 9;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "too old");
+    /* Same major, older minor: minor version compatibility runs it. */
+    f.driver_version = 13000;
+    f.runtime_version = 13020;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 0);
+
+    t_context("no device");
+    memset(&f, 0, sizeof f);
+    f.runtime_version = 13000;
+    f.driver_version = 13000;
+    f.err = cudaErrorNoDevice;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "no CUDA device: the NVIDIA driver (CUDA 13.0) is "
+               "installed but sees no GPU");
+    f.visible = "7";
+    hx_gpu_unusable(&f, why, sizeof why);
+    EXPECT_STR(why, "with CUDA_VISIBLE_DEVICES=\"7\"");
+    f.err = cudaSuccess;
+    f.count = 0;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "no CUDA device");
+
+    t_context("compute capability");
+    memset(&f, 0, sizeof f);
+    f.runtime_version = 12080;
+    f.driver_version = 12080;
+    f.count = 2;
+    f.name = "Tesla P100-PCIE-16GB";
+    f.major = 6;
+    f.minor = 0;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "GPU 0 (Tesla P100-PCIE-16GB) has compute capability 6.0; "
+               "the labs need 7.5 or newer");
+    f.major = 7;
+    f.minor = 0;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    f.minor = 5;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 0);
+    f.major = 9;
+    f.minor = 0;
+    EXPECT_LL(hx_gpu_unusable(&f, NULL, 0), 0);
+
+    t_context("other failures");
+    f.err = cudaErrorDevicesUnavailable;
+    f.call = "cudaMemGetInfo";
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "no usable CUDA GPU: cudaMemGetInfo failed: "
+               "cudaErrorDevicesUnavailable: ");
+    EXPECT_STR(why, "busy");
     t_context("%s", "");
 }
 
@@ -2193,6 +2300,7 @@ int main(void)
     test_split3_off_by_one();
     test_split3_brief();
     test_sizing();
+    test_no_gpu_lines();
     test_table();
     test_gpu_lock();
     printf("%ld passed, %ld failed\n", t_passed, t_failed);
