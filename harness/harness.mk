@@ -23,6 +23,8 @@
 #   NVCC_ALL  the nvcc flags: NVCCFLAGS, -std=c++17, the -gencode list for
 #             ARCH, -I to the harness
 #   GENCODE   the -gencode list alone
+#   HX_ARCH   ARCH as plain numbers, each once, in order ("sm_86 90" gives
+#             "86 90"): what to hand a tool that takes a list of its own
 
 HX_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 
@@ -40,7 +42,7 @@ HX_NVCC_PATH := $(shell command -v '$(NVCC)' 2>/dev/null)
 CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(HX_NVCC_PATH)))
 ifneq ($(HX_CHECK_SETTINGS),)
 ifeq ($(HX_NVCC_PATH),)
-$(error nvcc not found: NVCC=$(NVCC) is not a program on the PATH ($(PATH)) and CUDA_HOME is $(if $(CUDA_HOME),$(CUDA_HOME),unset); install the CUDA Toolkit 12.x or 13.x, or give make CUDA_HOME=/usr/local/cuda or NVCC=/path/to/nvcc)
+$(error nvcc not found: NVCC=$(NVCC) names no program (CUDA_HOME=$(if $(CUDA_HOME),$(CUDA_HOME),unset), PATH=$(PATH)); install the CUDA Toolkit 12.x or 13.x, or give make CUDA_HOME=<toolkit folder> or NVCC=<path to nvcc>)
 endif
 endif
 

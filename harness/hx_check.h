@@ -223,12 +223,12 @@ hx_split_kind hx_check_split3(const int *in, const int *got, size_t n,
                               const hx_guard_report *g, hx_split_report *r);
 
 /* Prints the report: the size and group sizes; both boundaries, expected
- * and found, each "ok", "WRONG (k slots early|late)", right in one
- * reading and shifted in another, or "not found" (and
- * the negatives' start when it is not 0); when nothing was written, the
- * line "nothing was written: every slot still holds the poison" in their
- * place (and before them when a reading places the groups, its writes
- * all outside); the first index that disagrees with both values;
+ * and found, each "ok", "WRONG (k slots early|late)", ok in the first
+ * reading but shifted in another, or "not found" (and the negatives'
+ * start when it is not 0); when nothing was written, the line "nothing
+ * was written: every slot still holds the poison" in their place (and
+ * before them when a reading places the groups, its writes all outside
+ * the output); the first index that disagrees with both values;
  * unwritten slots by group, order errors and writes outside the output;
  * each reading that fits, naming the slots a shifted group left unwritten
  * and the slot whose race it won or lost, with the other readings and a
@@ -244,8 +244,9 @@ void hx_split_print(const char *what, const hx_split_report *r, FILE *out);
  *    (2 readings)"     (readings disagree on boundary 1)
  *   "boundary 1 not found (no zero written), boundary 2 at 180 ok"
  *   "nothing was written: every slot still holds the poison"
- * prefixed by "negatives at 1, want 0 WRONG, " when they start elsewhere;
- * "(2 readings)" when more than one explanation fits. Truncates to len. */
+ * prefixed by "negatives at 1, want 0 WRONG, " when they start elsewhere
+ * ("negatives not found, " when none is in the output); "(N readings)"
+ * when more than one explanation fits. Truncates to len - 1 characters. */
 void hx_split_brief(char *buf, size_t len, const hx_split_report *r);
 
 #ifdef __cplusplus
