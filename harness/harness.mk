@@ -14,12 +14,11 @@
 #
 # Settings stamps: $(BUILD)/nvcc.flags holds NVCC, ARCH and NVCCFLAGS as
 # built, $(BUILD)/cc.flags CC, CFLAGS and CUDA_HOME; each is rewritten only
-# when its text changes, and every object depends on its stamp, so that
+# when its text changes. Every object depends on its stamp (a day's nvcc
+# objects through $(HX_HDRS), the harness objects directly), so that
 # changing a setting rebuilds every object it affects, and a binary never
-# mixes objects built with two settings. Objects named $(BUILD)/*.o,
-# *.cubin or *.fatbin get the nvcc stamp through .EXTRA_PREREQS (GNU Make
-# 4.3 or newer) even where their rule lists no $(HX_HDRS); $(BUILD)/hx/,
-# tests/ and probe/ objects get the cc stamp.
+# mixes objects built with two settings. A rule that compiles with nvcc
+# must list $(HX_HDRS), or $(HX_NVCC_STAMP), among its prerequisites.
 #   NVCC_ALL  the nvcc flags: NVCCFLAGS, -std=c++17, the -gencode list for
 #             ARCH, -I to the harness
 #   GENCODE   the -gencode list alone
@@ -109,11 +108,6 @@ hx_quote = '$(subst ','\'',$1)'
 $(BUILD)/hx/%.o: $(HX_DIR)/%.c $(HX_HEADERS) $(HX_CC_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(HX_CFLAGS) -c $< -o $@
-
-# Not in $^: a stamp never reaches a compiler or linker command line. The
-# shorter stem wins, so harness objects take the cc stamp alone.
-$(BUILD)/%.o $(BUILD)/%.cubin $(BUILD)/%.fatbin: .EXTRA_PREREQS = $(HX_NVCC_STAMP)
-$(BUILD)/hx/%.o $(BUILD)/tests/%.o $(BUILD)/probe/%.o: .EXTRA_PREREQS = $(HX_CC_STAMP)
 
 .PHONY: .hx_force
 .hx_force:
