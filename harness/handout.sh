@@ -14,9 +14,11 @@
 # student writes threeway.cu.
 #
 # Fails loudly, before writing anything, when a listed path is missing (so
-# the list cannot rot) or DEST is unusable; and after copying, when the
-# copy holds a solution/ folder or the answer's formula for a positive's
-# slot.
+# the list cannot rot) or DEST is unusable; and after copying (removing
+# the copy), when it holds a solution/ folder, the answer's formula for a
+# positive's slot, or any line of the reference kernel that places an
+# element (its code lines that the starter lacks and that name a negative
+# or zero rank or total), however the file around it is named.
 set -euo pipefail
 
 # path (file or folder, from the top of the course) and why it stays out.
@@ -24,6 +26,7 @@ EXCLUDE=(
     "day33-exercise-threeway/solution|the reference solution and its explanation"
     "harness/grade-tests|the grading corpus: kernels that pass, expected verdicts, transcripts quoting the answers"
     "harness/evidence.sh|captures the maintainers' transcripts; runs the reference solution and the corpus"
+    "harness/tests/gpu_off_by_one.sh|makes wrong kernels from the reference solution, whose lines it quotes"
 )
 SPOILER='negRank\[i\] - zeroRank'
 
@@ -162,5 +165,14 @@ found=$(find "$dest" -type d -name solution -print)
 if grep -rn -- "$SPOILER" "$dest"; then
     die "the copy holds the formula for a positive's slot (the lines above): no student may read it"
 fi
-echo "handout: checked: no solution/ folder, no '$SPOILER' anywhere"
+ex=$top/day33-exercise-threeway
+trim() { sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
+lines=$(grep -hvE '^[[:space:]]*(\*|/\*|//|$)' "$ex"/solution/*.cu | trim |
+        grep -vxF -f <(trim < "$ex/threeway.cu") | grep -iE 'neg|zero' |
+        awk 'length >= 10' || true)
+[ -n "$lines" ] || die "found no line of the reference kernel to look for: update the check"
+if grep -rnF -f <(printf '%s\n' "$lines") "$dest"; then
+    die "the copy holds lines of the reference kernel (above): no student may read them"
+fi
+echo "handout: checked: no solution/ folder, no '$SPOILER', none of the reference kernel's $(printf '%s\n' "$lines" | wc -l) placing lines"
 echo "handout: done; try it: make -C $dest check"
