@@ -11,6 +11,11 @@
 #   HX_HDRS   prerequisites of every object a day compiles with nvcc: the
 #             harness headers and $(HX_NVCC_STAMP)
 #   HX_OBJS   the harness objects, built in $(BUILD)/hx/ with CC and CFLAGS
+#   NVCC_ALL  the nvcc flags: NVCCFLAGS, -std=c++17, the -gencode list for
+#             ARCH, -I to the harness
+#   GENCODE   the -gencode list alone
+#   HX_ARCH   ARCH as plain numbers, each once, in order ("sm_86 90" gives
+#             "86 90"): what to hand a tool that takes a list of its own
 #
 # Settings stamps: $(BUILD)/nvcc.flags holds NVCC, ARCH and NVCCFLAGS as
 # built, $(BUILD)/cc.flags CC, CFLAGS and CUDA_HOME; each is rewritten only
@@ -19,11 +24,6 @@
 # changing a setting rebuilds every object it affects, and a binary never
 # mixes objects built with two settings. A rule that compiles with nvcc
 # must list $(HX_HDRS), or $(HX_NVCC_STAMP), among its prerequisites.
-#   NVCC_ALL  the nvcc flags: NVCCFLAGS, -std=c++17, the -gencode list for
-#             ARCH, -I to the harness
-#   GENCODE   the -gencode list alone
-#   HX_ARCH   ARCH as plain numbers, each once, in order ("sm_86 90" gives
-#             "86 90"): what to hand a tool that takes a list of its own
 
 HX_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 
