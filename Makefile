@@ -1,23 +1,17 @@
 # CUDA course, days 31 and 33: scan, compaction, partition, the three-way
-# exercise and its grading tool.
-#
-#   make                 build every day (and the harness tests)
-#   make run             build and run the main lab (day33-compaction)
-#   make check           host tests, every lab compiled, and the GPU
-#                        self-checks where a GPU is present
-#   make grade SUBMISSIONS=<class folder> [OUT=grades] [GRADE_FLAGS="--jobs 8"]
-#   make day31-scan | day33-compaction | day33-exercise-threeway | harness
-#   make clean
+# exercise and its grading tool. `make help` lists the targets.
 #
 # NVCC, ARCH, CFLAGS, NVCCFLAGS, CC and CUDA_HOME pass through to every
-# day: make ARCH=75, make CFLAGS=-O0.
+# day: make ARCH=75, make ARCH="sm_86 90", make CFLAGS=-O0. Changing one
+# rebuilds what it affects (harness/harness.mk says how).
 include harness/harness.mk
 
 DAYS := day31-scan day33-compaction day33-exercise-threeway
 SUBMISSIONS ?=
 OUT ?= grades
+DEST ?=
 
-.PHONY: all run check grade clean harness $(DAYS)
+.PHONY: all run check test help handout grade clean harness $(DAYS)
 
 all: harness $(DAYS)
 
@@ -27,18 +21,43 @@ harness:
 day31-scan day33-compaction:
 	$(MAKE) -C $@
 
+# In the maintainers' copy, build-all also compiles the reference solution
+# (so that a machine without a GPU still compiles it); a student's copy has
+# none, and builds the exercise's default goal.
 day33-exercise-threeway:
-	$(MAKE) -C $@ build-all
+	$(MAKE) -C $@ $(if $(wildcard day33-exercise-threeway/solution),build-all,all)
 
 run: all
 	$(MAKE) -C day33-compaction run
 
-# Host tests first (no GPU needed), then the GPU self-checks (skipped, with
-# the reason, where there is no GPU), then the grading tool's corpus.
+# Host tests first (no GPU needed), then the GPU checks (skipped, with the
+# reason, where there is no GPU), then the grading tool's tests where this
+# copy has them (a student's copy from `make handout` does not).
 check: all
 	$(MAKE) -C harness test
 	bash harness/gpu-checks.sh
-	python3 harness/grade-tests/run_tests.py
+	@if [ -d harness/grade-tests ]; then \
+	    echo "python3 harness/grade-tests/run_tests.py"; \
+	    python3 harness/grade-tests/run_tests.py; \
+	else \
+	    echo "grading tool tests: not part of this copy (no harness/grade-tests/)"; \
+	fi
+
+test: check
+
+help:
+	@echo "make                 build every day and the harness (ARCH, NVCC, CFLAGS, ... as below)"
+	@echo "make run             build everything, then run the main lab (day33-compaction)"
+	@echo "make check           host tests, every lab built, the GPU checks (skipped without a GPU), the grading tool's tests"
+	@echo "make test            the same as make check"
+	@echo "make handout DEST=d  write the students' copy of the course into the new folder d"
+	@echo "make grade SUBMISSIONS=<class folder> [OUT=grades] [GRADE_FLAGS=...]  grade a class (instructors)"
+	@echo "make clean           remove every build output"
+	@echo "make day31-scan | day33-compaction | day33-exercise-threeway | harness   one part"
+	@echo "settings: ARCH=\"75 80 90\" (each 86, sm_86 or compute_86), NVCC, CUDA_HOME, CC, CFLAGS, NVCCFLAGS"
+
+handout:
+	@bash harness/handout.sh "$(DEST)"
 
 grade:
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<class folder> [OUT=grades]"; exit 2; }

@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
-# Runs every lab's GPU self-check, in order, and stops at the first failure.
-# Called by `make check` after everything is built. Without a usable GPU it
-# prints one line saying the GPU checks were skipped, and why, and exits 0:
-# the host tests and the builds have already run.
+# The GPU part of `make check`, run after everything is built.
+#
+# Without a usable GPU: prints one line, "GPU checks skipped: <reason>",
+# and exits 0 (the host tests and the builds have already run).
+# With one: every lab's self-check; then the student's exercise
+# (`make -s -C day33-exercise-threeway status`: the untouched starter is
+# "not yet attempted" and passes this step, a kernel that passes its check
+# passes, one that fails fails with its report); then, only in the
+# maintainers' copy (where day33-exercise-threeway/solution/ exists), the
+# reference solution must pass and the committed starter must fail.
+# Every step runs even after a failure; the last line says whether all
+# passed, and the exit code is 1 if any failed.
+#
+#   bash harness/gpu-checks.sh        (from anywhere)
+#   HX_PROBE=cmd                      the probe to run instead of
+#                                     harness/build/hx_probe (tests)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
-probe_out=$(./harness/build/hx_probe 2>&1)
+probe=${HX_PROBE:-./harness/build/hx_probe}
+probe_out=$($probe 2>&1)
 probe_rc=$?
 if [ "$probe_rc" -eq 3 ]; then
     echo "GPU checks skipped: ${probe_out}"
@@ -17,27 +30,49 @@ elif [ "$probe_rc" -ne 0 ]; then
 fi
 echo "$probe_out"
 
-fail=0
+ex=day33-exercise-threeway
+failed=()
 step() {
     local name=$1; shift
     echo "== $name: $*"
     "$@"
     local rc=$?
     if [ "$rc" -ne 0 ]; then
-        echo "== $name FAILED (exit $rc)"
-        fail=1
+        echo "== $name: FAILED (exit $rc)"
+        failed+=("$name")
     else
-        echo "== $name ok"
+        echo "== $name: ok"
     fi
 }
 
 step "day31-scan self-check" ./day31-scan/scan --check
 step "day33-compaction self-check" ./day33-compaction/compaction --check
-step "exercise: the reference solution passes" make -s -C day33-exercise-threeway solution
-step "exercise: the starter fails with a boundary/unwritten report" make -s -C day33-exercise-threeway starter-fails
 
-if [ "$fail" -ne 0 ]; then
-    echo "GPU checks: FAILED"
+# The student's threeway.cu. status prints its report itself; its exit
+# code: 0 passes or not yet attempted, 1 fails, 3 no GPU (the probe found
+# one, so 3 here is a failure too), anything else a broken build.
+echo "== exercise: your threeway.cu: make -s -C $ex status"
+make -s -C "$ex" status
+rc=$?
+case $rc in
+0) echo "== exercise: your threeway.cu: ok" ;;
+1) echo "== exercise: your threeway.cu: FAILED (its report is above)"
+   failed+=("exercise: your threeway.cu") ;;
+3) echo "== exercise: your threeway.cu: FAILED (exit 3: no usable GPU, though the probe found one)"
+   failed+=("exercise: your threeway.cu") ;;
+*) echo "== exercise: your threeway.cu: FAILED (exit $rc: the status target did not run)"
+   failed+=("exercise: your threeway.cu") ;;
+esac
+
+if [ -d "$ex/solution" ]; then
+    step "exercise: the reference solution passes" make -s -C "$ex" solution
+    step "exercise: the committed starter fails" make -s -C "$ex" starter-fails
+else
+    echo "== exercise: no solution/ in this copy: the reference and starter checks are the maintainers'"
+fi
+
+if [ "${#failed[@]}" -ne 0 ]; then
+    echo "GPU checks: FAILED: $(printf '%s; ' "${failed[@]}" | sed 's/; $//')"
     exit 1
 fi
 echo "GPU checks: all passed"

@@ -1,27 +1,79 @@
 # harness/harness.mk: the build settings every day shares, and the rules
 # that compile the harness into the including day's own build folder (so
 # days build in parallel without sharing objects). Included by each day's
-# Makefile and by harness/Makefile.
+# Makefile, by harness/Makefile and by the top Makefile.
 #
 # Override on the command line: NVCC, ARCH, CFLAGS, NVCCFLAGS, CC,
-# CUDA_HOME. Example: make ARCH=75 (a T4 only), make ARCH="90" NVCC=/opt/cuda/bin/nvcc
+# CUDA_HOME. Examples: make ARCH=75 (a T4 only), make ARCH="sm_86 90",
+# make NVCC=/opt/cuda/bin/nvcc, make CUDA_HOME=/usr/local/cuda-12.6.
+#
+# What a day's rules may use:
+#   HX_HDRS   prerequisites of every object a day compiles with nvcc: the
+#             harness headers and $(HX_NVCC_STAMP)
+#   HX_OBJS   the harness objects, built in $(BUILD)/hx/ with CC and CFLAGS
+#   NVCC_ALL  the nvcc flags: NVCCFLAGS, -std=c++17, the -gencode list for
+#             ARCH, -I to the harness
+#   GENCODE   the -gencode list alone
+#   HX_ARCH   ARCH as plain numbers, each once, in order ("sm_86 90" gives
+#             "86 90"): what to hand a tool that takes a list of its own
+#
+# Settings stamps: $(BUILD)/nvcc.flags holds NVCC, ARCH and NVCCFLAGS as
+# built, $(BUILD)/cc.flags CC, CFLAGS and CUDA_HOME; each is rewritten only
+# when its text changes. Every object depends on its stamp (a day's nvcc
+# objects through $(HX_HDRS), the harness objects directly), so that
+# changing a setting rebuilds every object it affects, and a binary never
+# mixes objects built with two settings. A rule that compiles with nvcc
+# must list $(HX_HDRS), or $(HX_NVCC_STAMP), among its prerequisites.
 
 HX_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 
-NVCC      ?= nvcc
-CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(shell command -v $(NVCC))))
-CC        ?= cc
+# Goals that need no CUDA Toolkit: the settings are not checked for them.
+HX_NO_TOOLKIT_GOALS := help clean handout
+HX_CHECK_SETTINGS := $(if $(MAKECMDGOALS),$(filter-out $(HX_NO_TOOLKIT_GOALS),$(MAKECMDGOALS)),all)
+
+# The toolkit: NVCC names nvcc (default: $(CUDA_HOME)/bin/nvcc when
+# CUDA_HOME is set, else nvcc on the PATH); CUDA_HOME defaults to the
+# folder above the bin/ that holds it.
+ifeq ($(origin NVCC),undefined)
+NVCC := $(if $(CUDA_HOME),$(CUDA_HOME)/bin/nvcc,nvcc)
+endif
+HX_NVCC_PATH := $(shell command -v '$(NVCC)' 2>/dev/null)
+CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(HX_NVCC_PATH)))
+ifneq ($(HX_CHECK_SETTINGS),)
+ifeq ($(HX_NVCC_PATH),)
+$(error nvcc not found: NVCC=$(NVCC) names no program (CUDA_HOME=$(if $(CUDA_HOME),$(CUDA_HOME),unset), PATH=$(PATH)); install the CUDA Toolkit 12.x or 13.x, or give make CUDA_HOME=<toolkit folder> or NVCC=<path to nvcc>)
+endif
+endif
+
+CC ?= cc
+CFLAGS ?= -O2
+NVCCFLAGS ?= -O3
+
 # Compute capabilities to build machine code for. The default covers every
 # GPU of the course: 7.5 (T4) runs sm_75, 8.x runs sm_80, 9.0 (H100, H200)
 # runs sm_90; PTX for the newest one lets later GPUs compile it at load.
-ARCH      ?= 75 80 90
-CFLAGS    ?= -O2
-NVCCFLAGS ?= -O3
+# Each word may be written 86, sm_86 or compute_86 (all mean 86 here), with
+# an a or f suffix for nvcc's architecture-specific targets (90a).
+ARCH ?= 75 80 90
 
-HX_PTX    := $(lastword $(ARCH))
-GENCODE   := $(foreach a,$(ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
+hx_nodigits = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$1))))))))))
+hx_arch_num = $(patsubst compute_%,%,$(patsubst sm_%,%,$1))
+# A number: two digits or more, then at most one a or f.
+hx_arch_ok  = $(and $(filter 0% 1% 2% 3% 4% 5% 6% 7% 8% 9%,$(filter-out 0 1 2 3 4 5 6 7 8 9,$1)),$(call hx_suffix_ok,$1,$(call hx_nodigits,$1)))
+hx_suffix_ok = $(if $2,$(and $(filter a f,$2),$(filter %$2,$1)),ok)
+hx_uniq     = $(if $1,$(firstword $1) $(call hx_uniq,$(filter-out $(firstword $1),$1)))
+HX_ARCH_BAD := $(strip $(foreach a,$(ARCH),$(if $(call hx_arch_ok,$(call hx_arch_num,$a)),,$a)))
+HX_ARCH     := $(call hx_uniq,$(foreach a,$(ARCH),$(call hx_arch_num,$a)))
+ifneq ($(HX_CHECK_SETTINGS),)
+ifneq ($(HX_ARCH_BAD)$(if $(strip $(ARCH)),,empty),)
+$(error ARCH="$(ARCH)": $(if $(HX_ARCH_BAD),$(HX_ARCH_BAD) is not a compute capability,it is empty); write each as 86, sm_86 or compute_86, e.g. ARCH=75 or ARCH="80 90")
+endif
+endif
+
+HX_PTX    := $(lastword $(HX_ARCH))
+GENCODE   := $(foreach a,$(HX_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
              -gencode arch=compute_$(HX_PTX),code=compute_$(HX_PTX)
-HX_BUILT_FOR := built for $(foreach a,$(ARCH),sm_$(a)) + PTX compute_$(HX_PTX) (ARCH="$(ARCH)")
+HX_BUILT_FOR := built for $(foreach a,$(HX_ARCH),sm_$(a)) + PTX compute_$(HX_PTX) (ARCH="$(ARCH)")
 
 # Warnings are errors for the harness, whatever CFLAGS says.
 HX_WARN   := -std=c11 -Wall -Wextra -pedantic -Werror
@@ -30,13 +82,40 @@ NVCC_ALL  := $(NVCCFLAGS) -std=c++17 $(GENCODE) -I$(HX_DIR) -Xcompiler -Wall
 
 BUILD     ?= build
 HX_MODS   := hx_cuda hx_args hx_input hx_ref hx_check hx_guard hx_time hx_lock
-HX_HDRS   := $(foreach m,$(HX_MODS),$(HX_DIR)/$(m).h)
+HX_NVCC_STAMP := $(BUILD)/nvcc.flags
+HX_CC_STAMP   := $(BUILD)/cc.flags
+HX_HEADERS := $(foreach m,$(HX_MODS),$(HX_DIR)/$(m).h)
+HX_HDRS   := $(HX_HEADERS) $(HX_NVCC_STAMP)
 HX_OBJS   := $(foreach m,$(HX_MODS),$(BUILD)/hx/$(m).o)
 
-$(BUILD)/hx/%.o: $(HX_DIR)/%.c $(HX_HDRS)
+# The settings each stamp records: what changes the objects built from it.
+HX_NVCC_SETTINGS := $(HX_NVCC_PATH) $(NVCC_ALL)
+HX_CC_SETTINGS   := $(CC) $(HX_CFLAGS)
+hx_quote = '$(subst ','\'',$1)'
+
+# Pattern rules, and a force target whose name starts with a dot: neither
+# can become the default goal of the Makefile that includes this one.
+%/nvcc.flags: .hx_force
+	@mkdir -p $(@D)
+	@printf '%s\n' $(call hx_quote,$(HX_NVCC_SETTINGS)) | cmp -s - $@ || \
+	    printf '%s\n' $(call hx_quote,$(HX_NVCC_SETTINGS)) > $@
+
+%/cc.flags: .hx_force
+	@mkdir -p $(@D)
+	@printf '%s\n' $(call hx_quote,$(HX_CC_SETTINGS)) | cmp -s - $@ || \
+	    printf '%s\n' $(call hx_quote,$(HX_CC_SETTINGS)) > $@
+
+$(BUILD)/hx/%.o: $(HX_DIR)/%.c $(HX_HEADERS) $(HX_CC_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(HX_CFLAGS) -c $< -o $@
 
+.PHONY: .hx_force
+.hx_force:
+# Made by pattern rules, so intermediate to make: never to be deleted.
+.SECONDARY: $(HX_NVCC_STAMP) $(HX_CC_STAMP)
+
 ifeq ($(MAKELEVEL),0)
+ifneq ($(HX_CHECK_SETTINGS),)
 $(info $(HX_BUILT_FOR))
+endif
 endif

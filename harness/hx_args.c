@@ -13,38 +13,73 @@
 /* Runs above this are a typo, not a measurement. */
 #define HX_MAX_RUNS 1000000
 
-int hx_parse_size(const char *s, size_t *out)
+/* What a size string is: a size in range, or why it is not one. */
+typedef enum {
+    HX_SIZE_OK,
+    HX_SIZE_SYNTAX,    /* not digits, 2^K, 2^K-D or 2^K+D */
+    HX_SIZE_NEGATIVE,  /* a leading '-' on digits, or 2^K-D below 0 */
+    HX_SIZE_TOO_BIG    /* well formed, above HX_MAX_N */
+} hx_size_status;
+
+/* Decimal digits only into *v; values above limit saturate at limit + 1,
+ * so a caller can tell "too big" from "bad". Returns the characters read
+ * (0 when s does not start with a digit). */
+static size_t hx_digits(const char *s, unsigned long long limit,
+                        unsigned long long *v)
 {
-    size_t v = 0;
-    const char *p;
+    size_t k = 0;
+    *v = 0;
+    for (; s[k] >= '0' && s[k] <= '9'; ++k)
+        if (*v <= limit)
+            *v = *v * 10 + (unsigned long long)(s[k] - '0');
+    if (*v > limit)
+        *v = limit + 1;
+    return k;
+}
+
+static hx_size_status hx_size_parse(const char *s, size_t *out)
+{
+    unsigned long long v, k, d;
+    size_t len;
     if (!s || !*s)
-        return -1;
+        return HX_SIZE_SYNTAX;
     if (s[0] == '2' && s[1] == '^') {
-        unsigned k = 0;
-        p = s + 2;
-        if (!*p)
-            return -1;
-        for (; *p; ++p) {
-            if (*p < '0' || *p > '9')
-                return -1;
-            k = k * 10 + (unsigned)(*p - '0');
-            if (k > 31)
-                return -1;
+        /* 2^K, 2^K-D or 2^K+D: K up to 62 so that 2^40-... is "too big",
+         * not "bad"; the result must still be in [0, HX_MAX_N]. */
+        len = hx_digits(s + 2, 62, &k);
+        if (len == 0 || k > 62)
+            return HX_SIZE_SYNTAX;
+        v = 1ull << k;
+        s += 2 + len;
+        if (*s == '-' || *s == '+') {
+            const char sign = *s++;
+            len = hx_digits(s, 1ull << 62, &d);
+            if (len == 0 || s[len] != '\0')
+                return HX_SIZE_SYNTAX;
+            if (sign == '-' && d > v)
+                return HX_SIZE_NEGATIVE;
+            v = sign == '-' ? v - d : v + d;
+        } else if (*s != '\0') {
+            return HX_SIZE_SYNTAX;
         }
-        v = (size_t)1 << k;
+    } else if (s[0] == '-') {
+        len = hx_digits(s + 1, HX_MAX_N, &v);
+        return len > 0 && s[1 + len] == '\0' ? HX_SIZE_NEGATIVE
+                                              : HX_SIZE_SYNTAX;
     } else {
-        for (p = s; *p; ++p) {
-            if (*p < '0' || *p > '9')
-                return -1;
-            v = v * 10 + (size_t)(*p - '0');
-            if (v > HX_MAX_N)
-                return -1;
-        }
+        len = hx_digits(s, HX_MAX_N, &v);
+        if (len == 0 || s[len] != '\0')
+            return HX_SIZE_SYNTAX;
     }
     if (v > HX_MAX_N)
-        return -1;
-    *out = v;
-    return 0;
+        return HX_SIZE_TOO_BIG;
+    *out = (size_t)v;
+    return HX_SIZE_OK;
+}
+
+int hx_parse_size(const char *s, size_t *out)
+{
+    return hx_size_parse(s, out) == HX_SIZE_OK ? 0 : -1;
 }
 
 /* Decimal digits only, at most max; -1 otherwise. */
@@ -104,9 +139,10 @@ static void hx_print_usage(const char *prog, const char *usage,
     if (usage && *usage)
         printf("%s\n\n", usage);
     printf("options:\n");
-    printf("  --n N        elements: decimal digits or 2^K, 0 to %zu\n"
-           "               (default: sized from the GPU's L2 and free "
-           "memory; printed)\n", HX_MAX_N);
+    printf("  --n N        elements, 0 to %zu (2^31-1): decimal digits,\n"
+           "               2^K, 2^K-D or 2^K+D (default: sized from the "
+           "GPU's L2\n"
+           "               and free memory; printed)\n", HX_MAX_N);
     printf("  --seed S     input seed, 0 to 2^64 - 1 (default %u)\n",
            HX_DEFAULT_SEED);
     printf("  --runs R     timed runs per row, at least 1 (default %d)\n",
@@ -191,22 +227,20 @@ int hx_parse_args(int argc, char **argv, hx_opts *o, unsigned allow,
         }
 
         if (strcmp(name, "--n") == 0) {
-            if (hx_parse_size(value, &o->n) != 0) {
-                const char *d = value[0] == '-' ? value + 1 : value;
-                int digits = *d != '\0' && strspn(d, "0123456789") ==
-                             strlen(d);
-                if (value[0] == '-' && digits)
-                    snprintf(msg, sizeof msg, "--n must not be negative, "
-                             "got");
-                else if (digits || (value[0] == '2' && value[1] == '^' &&
-                         value[2] && strspn(value + 2, "0123456789") ==
-                         strlen(value + 2)))
-                    snprintf(msg, sizeof msg, "--n is above the largest "
-                             "size %zu (2^31 - 1), got", HX_MAX_N);
-                else
-                    snprintf(msg, sizeof msg, "--n wants a whole number of "
-                             "elements (digits, or 2^K), got");
+            switch (hx_size_parse(value, &o->n)) {
+            case HX_SIZE_OK:
+                break;
+            case HX_SIZE_NEGATIVE:
+                return hx_usage_error(prog, "--n must not be negative, got",
+                                      value);
+            case HX_SIZE_TOO_BIG:
+                snprintf(msg, sizeof msg, "--n is above the largest size "
+                         "%zu (2^31-1), got", HX_MAX_N);
                 return hx_usage_error(prog, msg, value);
+            default:
+                return hx_usage_error(prog, "--n wants a whole number of "
+                                      "elements (digits, 2^K or 2^K-1), got",
+                                      value);
             }
             o->n_set = 1;
         } else if (strcmp(name, "--seed") == 0) {

@@ -2,8 +2,8 @@
  *
  * Options: --n N, --seed S, --runs R, --warmup W, --check, --help, and
  * (where the lab allows it) --keep P. Values may follow as the next
- * argument or after '=' (--n=1000). Sizes accept plain decimals and a
- * power-of-two form "2^28".
+ * argument or after '=' (--n=1000). Sizes accept plain decimals and
+ * powers of two with an optional offset: "2^28", "2^31-1", "2^20+1".
  */
 #ifndef HX_ARGS_H
 #define HX_ARGS_H
@@ -46,9 +46,11 @@ typedef struct {
 int hx_parse_args(int argc, char **argv, hx_opts *o, unsigned allow,
                   const char *prog, const char *usage);
 
-/* Parses a size: decimal digits only, or "2^K" with K <= 31; rejects
- * signs, spaces, trailing characters and values above HX_MAX_N. Returns 0
- * on success, -1 otherwise. */
+/* Parses a size: decimal digits only, or "2^K", "2^K-D" or "2^K+D" (K
+ * and D decimal digits), whose value must lie in [0, HX_MAX_N], so
+ * "2^31-1" is the largest size and "2^31" is refused. Rejects signs,
+ * spaces and trailing characters. Returns 0 on success, -1 otherwise
+ * (*out untouched). */
 int hx_parse_size(const char *s, size_t *out);
 
 #ifdef __cplusplus

@@ -3,8 +3,10 @@
  * Host code only: nothing here calls CUDA. */
 #include "hx_check.h"
 #include "hx_cuda.h"
+#include "hx_input.h"
 #include "hx_ref.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,6 +208,7 @@ int hx_check_same_values(const char *what, const int *got, const int *want,
 
 static const char *const hx_group_names[3] = {"negatives", "zeros",
                                               "positives"};
+static const char *const hx_one_names[3] = {"negative", "zero", "positive"};
 
 /* 0 negative, 1 zero, 2 positive; -1 for poison, which is no kind. */
 static int hx_kind(int v)
@@ -230,20 +233,21 @@ const char *hx_split_kind_name(hx_split_kind k)
     }
 }
 
-/* found_b2 as hx_check.h defines it: the base, within two slots of the
- * first positive, that lines up the most of the input's positives. */
-static size_t hx_find_b2(const int *got, size_t n, const int *pos, size_t c)
+/* Where a group of kind k starts, by alignment (hx_check.h): vals[0..c)
+ * are the input's group in input order. */
+static size_t hx_find_base(const int *got, size_t n, int k, const int *vals,
+                           size_t c)
 {
     size_t p = 0, lo, hi, b, best = 0, best_score = 0, best_dist = 0;
     int have = 0;
-    while (p < n && hx_kind(got[p]) != 2)
+    while (p < n && hx_kind(got[p]) != k)
         ++p;
     lo = p >= 2 ? p - 2 : 0;
     hi = p + 2 <= n ? p + 2 : n;
     for (b = lo; b <= hi; ++b) {
         size_t r, score = 0, dist = b > p ? b - p : p - b;
         for (r = 0; r < c && b + r < n; ++r)
-            score += got[b + r] == pos[r];
+            score += got[b + r] == vals[r];
         /* Bases are visited in increasing order, so a strict improvement
          * in distance on a tie keeps the smaller base among equals. */
         if (!have || score > best_score ||
@@ -254,7 +258,7 @@ static size_t hx_find_b2(const int *got, size_t n, const int *pos, size_t c)
             have = 1;
         }
     }
-    /* Only an alignment of most of the positives is evidence of a shifted
+    /* Only an alignment of most of the group is evidence of a shifted
      * base; a few chance matches in a scrambled group (an atomic counter
      * inside the group, say) must not turn an order error into a
      * boundary error. */
@@ -277,19 +281,152 @@ static int hx_same_multiset(const int *a, const int *b, size_t n)
     return same;
 }
 
+/* What a reading is tried against: the reference, the output, where each
+ * group starts and how many it holds (signed, so that shifted slots can
+ * fall at -1 or n), and the guards (NULL: writes outside are unseen). */
+typedef struct {
+    const int *want, *got;
+    long long n, start[3], size[3];
+    const hx_guard_report *g;
+} hx_split_ctx;
+
+/* 1 when got[s] is what a kernel that moves group k by d[k] slots can
+ * leave in slot s: one of the values written there (any writer may win
+ * the race), or poison when nothing is written there. */
+static int hx_slot_fits(const hx_split_ctx *c, const int d[3], long long s)
+{
+    int k, written = 0;
+    for (k = 0; k < 3; ++k) {
+        const long long src = s - d[k];
+        if (src >= c->start[k] && src < c->start[k] + c->size[k]) {
+            written = 1;
+            if (c->got[s] == c->want[src])
+                return 1;
+        }
+    }
+    return !written && c->got[s] == HX_POISON;
+}
+
+/* 1 when the guards show exactly the writes outside the output that the
+ * shifts make: the first element of a group moved to offset -1, the last
+ * of one moved to offset n, nothing else. */
+static int hx_guards_fit(const hx_split_ctx *c, const int d[3])
+{
+    int k, before = 0, after = 0, before_ok = 0, after_ok = 0;
+    const hx_guard_report *g = c->g;
+    if (!g)
+        return 1;
+    for (k = 0; k < 3; ++k) {
+        if (c->size[k] == 0)
+            continue;
+        if (c->start[k] + d[k] < 0) {
+            before = 1;
+            before_ok |= g->first_before == -1 &&
+                         g->value_before == c->want[c->start[k]];
+        }
+        if (c->start[k] + c->size[k] + d[k] > c->n) {
+            after = 1;
+            after_ok |= g->first_after == c->n &&
+                        g->value_after == c->want[c->n - 1];
+        }
+    }
+    return (before ? g->before == 1 && before_ok : g->before == 0) &&
+           (after ? g->after == 1 && after_ok : g->after == 0);
+}
+
+/* 1 when shifting the groups by d reproduces the output exactly. The
+ * slots around each group's ends are tried first: a wrong reading nearly
+ * always fails there, so the whole output is read for few readings. */
+static int hx_reading_fits(const hx_split_ctx *c, const int d[3])
+{
+    long long s;
+    int k, e;
+    if (!hx_guards_fit(c, d))
+        return 0;
+    for (k = 0; k < 3; ++k)
+        for (e = 0; e < 2; ++e) {
+            const long long edge = c->start[k] + (e ? c->size[k] : 0);
+            for (s = edge - 2; s <= edge + 1; ++s)
+                if (s >= 0 && s < c->n && !hx_slot_fits(c, d, s))
+                    return 0;
+        }
+    for (s = 0; s < c->n; ++s)
+        if (!hx_slot_fits(c, d, s))
+            return 0;
+    return 1;
+}
+
+/* Tries every combination of shifts, the fewest shifted groups first, and
+ * records those that fit in r (shifting an empty group changes nothing,
+ * so those combinations are skipped). */
+static void hx_find_readings(const hx_split_ctx *c, hx_split_report *r)
+{
+    int want_shifts, code;
+    for (want_shifts = 1; want_shifts <= 3; ++want_shifts)
+        for (code = 0; code < 27; ++code) {
+            int d[3], k, shifts = 0, empty_moved = 0;
+            d[0] = code % 3 - 1;
+            d[1] = code / 3 % 3 - 1;
+            d[2] = code / 9 - 1;
+            for (k = 0; k < 3; ++k) {
+                shifts += d[k] != 0;
+                empty_moved |= d[k] != 0 && c->size[k] == 0;
+            }
+            if (shifts != want_shifts || empty_moved || !hx_reading_fits(c, d))
+                continue;
+            if (r->readings < HX_SPLIT_READINGS)
+                memcpy(r->shift[r->readings], d, sizeof d);
+            ++r->readings;
+        }
+}
+
+/* Fills *m for group k moved by d (-1 or +1) in the output. */
+static void hx_note_move(const hx_split_ctx *c, int k, int d,
+                         hx_split_move *m)
+{
+    const long long first = c->start[k], end = c->start[k] + c->size[k];
+    memset(m, 0, sizeof *m);
+    m->left = d < 0 ? end - 1 : first;
+    m->left_unwritten = c->got[m->left] == HX_POISON;
+    m->taken = d < 0 ? first - 1 : end;
+    m->moved = c->want[d < 0 ? first : end - 1];
+    if (m->taken >= 0 && m->taken < c->n) {
+        m->owner = c->want[m->taken];
+        m->held = c->got[m->taken];
+    }
+}
+
+/* The first kept reading after the first that shifts group k
+ * differently from it, or 0 when none does. */
+static size_t hx_reading_moves(const hx_split_report *r, int k)
+{
+    size_t i;
+    for (i = 1; i < r->readings && i < HX_SPLIT_READINGS; ++i)
+        if (r->shift[i][k] != r->shift[0][k])
+            return i;
+    return 0;
+}
+
+static size_t hx_clamp_start(long long s, size_t n)
+{
+    return s < 0 ? 0 : (size_t)s > n ? n : (size_t)s;
+}
+
 hx_split_kind hx_check_split3(const int *in, const int *got, size_t n,
                               const hx_guard_report *g, hx_split_report *r)
 {
     int *want;
-    size_t i, a, ab, first_zero = n, present[3] = {0, 0, 0};
-    size_t poison = 0, runs = 0;
-    int run_kind[3 * 2 + 1], last = -1, sorted = 1;
+    size_t i, k, a, ab, first_zero = n, present[3] = {0, 0, 0};
+    size_t poison = 0, runs = 0, sizes[3];
+    int run_kind[3 * 2 + 1], last = -1, sorted = 1, outside;
     size_t nrun_kinds = 0;
+    hx_split_ctx ctx;
 
     memset(r, 0, sizeof *r);
     r->n = n;
     if (g)
         r->guard = *g;
+    outside = g && (g->before || g->after);
     for (i = 0; i < n; ++i) {
         r->negatives += in[i] < 0;
         r->zeros += in[i] == 0;
@@ -297,6 +434,12 @@ hx_split_kind hx_check_split3(const int *in, const int *got, size_t n,
     r->positives = n - r->negatives - r->zeros;
     r->want_b1 = a = r->negatives;
     r->want_b2 = ab = r->negatives + r->zeros;
+    sizes[0] = a;
+    sizes[1] = ab - a;
+    sizes[2] = n - ab;
+    r->want_start[0] = 0;
+    r->want_start[1] = (long long)a;
+    r->want_start[2] = (long long)ab;
 
     want = hx_check_alloc(n, sizeof *want, "hx_check_split3");
     hx_split3(in, want, n, NULL, NULL);
@@ -306,53 +449,105 @@ hx_split_kind hx_check_split3(const int *in, const int *got, size_t n,
      * few runs' kinds, enough to name a swap (a sorted-by-run output has
      * at most three runs). */
     for (i = 0; i < n; ++i) {
-        int k = hx_kind(got[i]);
-        if (k < 0) {
+        int kd = hx_kind(got[i]);
+        if (kd < 0) {
             ++poison;
+            for (k = 0; k < 3; ++k)
+                r->unwritten_in[k] +=
+                    i >= (size_t)r->want_start[k] &&
+                    i - (size_t)r->want_start[k] < sizes[k];
             continue;
         }
-        ++present[k];
-        if (k == 1 && first_zero == n)
+        ++present[kd];
+        if (kd == 1 && first_zero == n)
             first_zero = i;
-        if (k != last) {
-            if (last >= 0 && k < last)
+        if (kd != last) {
+            if (last >= 0 && kd < last)
                 sorted = 0;
             if (nrun_kinds < sizeof run_kind / sizeof run_kind[0])
-                run_kind[nrun_kinds++] = k;
+                run_kind[nrun_kinds++] = kd;
             ++runs;
-            last = k;
+            last = kd;
         }
     }
+    r->nothing_written = n > 0 && poison == n;
 
-    /* Found boundaries: positives' base by alignment, zeros' start by
-     * the first zero, never past the positives' base. */
-    {
-        size_t c = r->positives;
-        const int *pos = want + ab;   /* the input's positives, in order */
-        r->found_b2 = hx_find_b2(got, n, pos, c);
-        r->found_b1 = first_zero < r->found_b2 ? first_zero : r->found_b2;
+    /* Readings: only for a wrong output, and not when nothing was written
+     * and the guards are clean (with no guards, any reading that writes
+     * only outside would "fit" an output nobody wrote). */
+    ctx.want = want;
+    ctx.got = got;
+    ctx.n = (long long)n;
+    ctx.g = g;
+    for (k = 0; k < 3; ++k) {
+        ctx.start[k] = r->want_start[k];
+        ctx.size[k] = (long long)sizes[k];
     }
-    r->b1_ok = r->found_b1 == r->want_b1;
-    r->b2_ok = r->found_b2 == r->want_b2;
+    if (r->cmp.bad && !(r->nothing_written && !outside))
+        hx_find_readings(&ctx, r);
+    /* The right split with slots never written writes nothing outside. */
+    r->also_unwritten = r->readings && !outside &&
+                        r->cmp.bad == r->cmp.unwritten;
+    for (i = 0; i < r->readings && i < HX_SPLIT_READINGS; ++i)
+        for (k = 0; k < 3; ++k)
+            if (r->shift[i][k])
+                hx_note_move(&ctx, (int)k, r->shift[i][k], &r->move[i][k]);
+
+    /* Where the groups start. */
+    if (r->readings) {
+        for (k = 0; k < 3; ++k) {
+            r->found_start[k] = r->want_start[k] + r->shift[0][k];
+            r->start[k] = r->shift[0][k] ? HX_START_WRONG : HX_START_OK;
+            if (hx_reading_moves(r, (int)k) && !r->shift[0][k])
+                r->start[k] = HX_START_UNSURE;
+        }
+    } else if (r->nothing_written) {
+        for (k = 0; k < 3; ++k) {
+            r->found_start[k] = (long long)n;
+            r->start[k] = HX_START_UNKNOWN;
+        }
+    } else {
+        size_t b2 = sizes[2] ? hx_find_base(got, n, 2, want + ab, sizes[2])
+                             : ab;
+        r->found_start[0] = a ? (long long)hx_find_base(got, n, 0, want, a)
+                              : 0;
+        r->found_start[1] = (long long)(first_zero < b2 ? first_zero : b2);
+        r->found_start[2] = (long long)b2;
+        for (k = 0; k < 3; ++k)
+            r->start[k] = sizes[k] && !present[k] ? HX_START_UNKNOWN
+                          : r->found_start[k] == r->want_start[k]
+                              ? HX_START_OK : HX_START_WRONG;
+        if (r->start[1] == HX_START_UNKNOWN)
+            r->found_start[1] = (long long)n;
+        if (r->start[2] == HX_START_UNKNOWN)
+            r->found_start[2] = (long long)n;
+    }
+    r->found_b1 = hx_clamp_start(r->found_start[1], n);
+    r->found_b2 = hx_clamp_start(r->found_start[2], n);
+    r->b1_ok = r->start[1] == HX_START_OK;
+    r->b2_ok = r->start[2] == HX_START_OK;
 
     /* Order errors: a slot that holds a value of its own group, lined up
-     * at the group's found base, but not the value the stable order puts
-     * there. Zeros are all equal, so only negatives (base 0) and positives
-     * (base found_b2) can be out of order. */
-    for (i = 0; i < n; ++i) {
-        int k = hx_kind(got[i]);
-        if (k == 0 && i < a && got[i] != want[i])
-            ++r->order_errors;
-        else if (k == 2 && i >= r->found_b2 &&
-                 i - r->found_b2 < r->positives &&
-                 got[i] != want[ab + (i - r->found_b2)])
+     * at the group's found start, but not the value the stable order puts
+     * there. Zeros are all equal, so only negatives and positives can be
+     * out of order. */
+    for (i = 0; i < n && !r->nothing_written; ++i) {
+        int kd = hx_kind(got[i]);
+        long long rank;
+        if (kd != 0 && kd != 2)
+            continue;
+        rank = (long long)i - r->found_start[kd];
+        if (rank >= 0 && rank < (long long)sizes[kd] &&
+            got[i] != want[r->want_start[kd] + rank])
             ++r->order_errors;
     }
 
-    if (g && (g->before || g->after)) {
+    if (outside) {
         r->kind = HX_SPLIT_OUT_OF_BOUNDS;
-    } else if (n > 0 && poison == n) {
+    } else if (r->nothing_written) {
         r->kind = HX_SPLIT_UNWRITTEN;
+    } else if (r->readings) {
+        r->kind = HX_SPLIT_BOUNDARY;
     } else if (runs == (present[0] > 0) + (present[1] > 0) +
                       (size_t)(present[2] > 0) && !sorted) {
         r->kind = HX_SPLIT_SWAPPED;
@@ -364,12 +559,19 @@ hx_split_kind hx_check_split3(const int *in, const int *got, size_t n,
             }
     } else if (!sorted) {
         r->kind = HX_SPLIT_MISMATCH;
-    } else if ((r->negatives && !present[0]) || (r->zeros && !present[1]) ||
-               (r->positives && !present[2])) {
-        r->kind = HX_SPLIT_GROUP_MISSING;
-        r->missing_group = r->negatives && !present[0] ? 0
-                           : r->zeros && !present[1] ? 1 : 2;
-    } else if (!r->b1_ok || !r->b2_ok) {
+    } else if ((sizes[0] && !present[0]) || (sizes[1] && !present[1]) ||
+               (sizes[2] && !present[2])) {
+        /* A missing group whose slots all hold poison was never written;
+         * one whose slots hold other values was overwritten or never
+         * placed. */
+        r->kind = HX_SPLIT_UNWRITTEN;
+        for (k = 0; k < 3; ++k)
+            if (sizes[k] && !present[k] && r->unwritten_in[k] < sizes[k]) {
+                r->kind = HX_SPLIT_GROUP_MISSING;
+                r->missing_group = k;
+                break;
+            }
+    } else if (r->start[0] != HX_START_OK || !r->b1_ok || !r->b2_ok) {
         r->kind = HX_SPLIT_BOUNDARY;
     } else if (poison) {
         r->kind = HX_SPLIT_UNWRITTEN;
@@ -387,42 +589,267 @@ hx_split_kind hx_check_split3(const int *in, const int *got, size_t n,
     return r->kind;
 }
 
-static void hx_print_boundary(FILE *out, int which, size_t want, size_t found,
-                              int ok)
+/* "the last negative (-77)", "the first zero": an element named by its
+ * place in its group, with its value unless it is a zero. */
+static void hx_name_elem(char *buf, size_t len, const char *place, int v)
 {
-    fprintf(out, "  boundary %d (%s):  expected %zu, found %zu  ", which,
-            which == 1 ? "negatives|zeros" : "zeros|positives", want, found);
-    if (ok) {
-        fprintf(out, "ok\n");
+    const int k = hx_kind(v);
+    if (k == 1)
+        snprintf(buf, len, "the %s zero", place);
+    else if (k >= 0)
+        snprintf(buf, len, "the %s %s (%d)", place, hx_one_names[k], v);
+    else
+        snprintf(buf, len, "poison");
+}
+
+/* Which group's slots hold index i in the split, and where in the group. */
+static int hx_group_of(const hx_split_report *r, size_t i, const char **where)
+{
+    const size_t sizes[3] = {r->negatives, r->zeros, r->positives};
+    int k;
+    for (k = 0; k < 3; ++k) {
+        const size_t s = (size_t)r->want_start[k];
+        if (i >= s && i - s < sizes[k]) {
+            *where = i == s ? "first " : i == s + sizes[k] - 1 ? "last " : "";
+            return k;
+        }
+    }
+    *where = "";
+    return 0;
+}
+
+static void hx_print_start(FILE *out, const hx_split_report *r, int k)
+{
+    static const char *const label[3] = {
+        "negatives' start", "boundary 1 (negatives|zeros)",
+        "boundary 2 (zeros|positives)"};
+    const long long want = r->want_start[k], found = r->found_start[k];
+    const size_t other = hx_reading_moves(r, k);
+    fprintf(out, "  %s:  expected %lld, ", label[k], want);
+    if (r->start[k] == HX_START_OK) {
+        fprintf(out, "found %lld  ok", found);
+    } else if (r->start[k] == HX_START_WRONG) {
+        const long long d = found < want ? want - found : found - want;
+        fprintf(out, "found %lld  WRONG (%lld %s %s)", found, d,
+                d == 1 ? "slot" : "slots", found < want ? "early" : "late");
+    } else if (r->start[k] == HX_START_UNSURE) {
+        fprintf(out, "found %lld in reading 1 (ok), %lld in reading %zu "
+                "(1 slot %s): not known to be ok", found,
+                want + r->shift[other][k], other + 1,
+                r->shift[other][k] < 0 ? "early" : "late");
     } else {
-        size_t d = found < want ? want - found : found - want;
-        fprintf(out, "WRONG (%zu %s %s)\n", d, hx_plural(d, "slot", "slots"),
-                found < want ? "early" : "late");
+        fprintf(out, "not found (no %s in the output)", hx_one_names[k]);
+    }
+    if (other && r->start[k] != HX_START_UNSURE)
+        fprintf(out, "; another reading differs, below");
+    fprintf(out, "\n");
+}
+
+/* What a slot outside the output means for a three-way split. */
+static const char *hx_outside_meaning(int k, int before)
+{
+    static const char *const early[3] = {
+        "the negatives always start at slot 0",
+        "with no negatives in this input the zeros start at slot 0, so the "
+        "zeros' base is one below the count of negatives; with negatives, "
+        "the same kernel puts its first zero on the last negative's slot",
+        "with no negatives or zeros in this input the positives start at "
+        "slot 0, so the positives' base is one below the count of "
+        "negatives and zeros; with them, the same kernel puts its first "
+        "positive on the last zero's (or negative's) slot"};
+    static const char *const late[3] = {
+        "with no zeros or positives in this input the negatives end at the "
+        "last slot, so the negatives start one slot late; with them, the "
+        "same kernel puts its last negative on the first zero's (or "
+        "positive's) slot",
+        "with no positives in this input the zeros end at the last slot, "
+        "so the zeros' base is one above the count of negatives; with "
+        "positives, the same kernel puts its last zero on the first "
+        "positive's slot",
+        "the positives always end at the last slot"};
+    return before ? early[k] : late[k];
+}
+
+static void hx_print_reading(FILE *out, const hx_split_report *r, size_t i,
+                             int alone)
+{
+    int k, first = 1;
+    if (alone)
+        fprintf(out, "  what explains it: ");
+    else
+        fprintf(out, "  reading %zu: ", i + 1);
+    for (k = 0; k < 3; ++k)
+        if (r->shift[i][k]) {
+            fprintf(out, "%sthe %s start one slot %s, at %lld (expected "
+                    "%lld)", first ? "" : ", and ", hx_group_names[k],
+                    r->shift[i][k] < 0 ? "early" : "late",
+                    r->want_start[k] + r->shift[i][k], r->want_start[k]);
+            first = 0;
+        }
+    fprintf(out, "\n");
+    for (k = 0; k < 3; ++k) {
+        const hx_split_move *m = &r->move[i][k];
+        const char *place = r->shift[i][k] < 0 ? "first" : "last";
+        char mine[64], theirs[64];
+        if (!r->shift[i][k])
+            continue;
+        hx_name_elem(mine, sizeof mine, place, m->moved);
+        if (m->taken < 0 || m->taken >= (long long)r->n) {
+            if (m->taken < 0)
+                fprintf(out, "    %s went to offset -1, just before the "
+                        "output (%s)\n", mine, hx_outside_meaning(k, 1));
+            else
+                fprintf(out, "    %s went to offset n (index %lld), just "
+                        "past the end of the output (%s)\n", mine, m->taken,
+                        hx_outside_meaning(k, 0));
+        } else {
+            hx_name_elem(theirs, sizeof theirs, r->shift[i][k] < 0 ? "last"
+                         : "first", m->owner);
+            if (m->held == m->moved && m->owner != m->moved)
+                fprintf(out, "    slot %lld holds %s, where %s belongs: "
+                        "the %s won the race for the slot, so that %s is "
+                        "lost\n", m->taken, mine, theirs,
+                        hx_one_names[k], hx_one_names[hx_kind(m->owner) >= 0
+                                                      ? hx_kind(m->owner)
+                                                      : 0]);
+            else if (m->held == m->owner)
+                fprintf(out, "    slot %lld holds %s, which won the race "
+                        "for the slot: %s is lost\n", m->taken, theirs,
+                        mine);
+            else
+                fprintf(out, "    slot %lld, where %s also went, holds %d\n",
+                        m->taken, mine, m->held);
+        }
+        if (m->left_unwritten)
+            fprintf(out, "    slot %lld, the %s' %s slot, was never "
+                    "written\n", m->left, hx_group_names[k],
+                    r->shift[i][k] < 0 ? "last" : "first");
     }
 }
 
-static void hx_print_shift(FILE *out, int which, size_t want, size_t found,
+/* Every reading that fits, the right-split-with-holes reading, and which
+ * mix tells them apart. */
+static void hx_print_readings(FILE *out, const hx_split_report *r)
+{
+    const size_t kept = r->readings < HX_SPLIT_READINGS ? r->readings
+                                                        : HX_SPLIT_READINGS;
+    const int alone = r->readings == 1 && !r->also_unwritten;
+    static const hx_mix alone_mix[3] = {HX_MIX_ALL_NEG, HX_MIX_ALL_ZERO,
+                                        HX_MIX_ALL_POS};
+    size_t i;
+    int k;
+    for (i = 0; i < kept; ++i)
+        hx_print_reading(out, r, i, alone);
+    if (r->readings > kept)
+        fprintf(out, "  (%zu more readings fit)\n", r->readings - kept);
+    if (r->also_unwritten) {
+        const char *where;
+        const int g = hx_group_of(r, r->cmp.first_unwritten, &where);
+        if (r->cmp.unwritten == 1)
+            fprintf(out, "  or: every group starts where it should, and "
+                    "slot %zu, the %s' %sslot, was never written\n",
+                    r->cmp.first_unwritten, hx_group_names[g], where);
+        else
+            fprintf(out, "  or: every group starts where it should, and "
+                    "%zu slots were never written (first at %zu)\n",
+                    r->cmp.unwritten, r->cmp.first_unwritten);
+    }
+    if (alone)
+        return;
+    /* A group alone in its input has nothing before or after it: a shift
+     * then writes outside the output, which the guards see. Named for
+     * each group whose shift the readings disagree on (the reading with
+     * holes shifts nothing). */
+    for (k = 0; k < 3; ++k) {
+        int early = 0, late = 0, still = r->also_unwritten;
+        for (i = 0; i < kept; ++i) {
+            early |= r->shift[i][k] < 0;
+            late |= r->shift[i][k] > 0;
+            still |= r->shift[i][k] == 0;
+        }
+        if (early + late + still > 1)
+            fprintf(out, "  (the %s mix tells these apart: there, %s one "
+                    "slot %s write %s)\n", hx_mix_name(alone_mix[k]),
+                    hx_group_names[k], early && late ? "early or late"
+                    : early ? "early" : "late", early && late
+                    ? "before the output or past its end" : early
+                    ? "at offset -1, before the output"
+                    : "at offset n, past the end");
+    }
+}
+
+static void hx_print_shift(FILE *out, const hx_split_report *r, int k,
                            int *first)
 {
-    size_t d;
-    if (want == found)
+    static const char *const what[3] = {"the negatives start",
+                                        "boundary 1 is", "boundary 2 is"};
+    const long long want = r->want_start[k], found = r->found_start[k];
+    long long d;
+    if (r->start[k] != HX_START_WRONG)
         return;
     d = found < want ? want - found : found - want;
-    fprintf(out, "%sboundary %d is %zu %s %s", *first ? "" : ", ", which, d,
-            hx_plural(d, "slot", "slots"), found < want ? "early" : "late");
+    fprintf(out, "%s%s %lld %s %s", *first ? "" : ", ", what[k], d,
+            d == 1 ? "slot" : "slots", found < want ? "early" : "late");
     *first = 0;
+}
+
+static void hx_print_unwritten(FILE *out, const hx_split_report *r)
+{
+    const size_t sizes[3] = {r->negatives, r->zeros, r->positives};
+    size_t whole = 0, rest;
+    int k, named = 0, groups = 0;
+    if (r->nothing_written) {
+        fprintf(out, "FAIL: unwritten: nothing was written: every slot "
+                "still holds the poison\n");
+        return;
+    }
+    for (k = 0; k < 3; ++k)
+        if (sizes[k] && r->unwritten_in[k] == sizes[k]) {
+            whole += sizes[k];
+            ++groups;
+        }
+    fprintf(out, "FAIL: unwritten: ");
+    if (groups) {
+        for (k = 0; k < 3; ++k)
+            if (sizes[k] && r->unwritten_in[k] == sizes[k])
+                fprintf(out, "%s%s", named++ == 0 ? "the "
+                        : named == groups ? " and the " : ", the ",
+                        hx_group_names[k]);
+        fprintf(out, " were never written");
+        rest = r->cmp.unwritten - whole;
+        if (rest)
+            fprintf(out, "; %zu more %s never written", rest,
+                    hx_plural(rest, "slot was", "slots were"));
+        fprintf(out, "\n");
+        return;
+    }
+    fprintf(out, "%zu %s never written (first at %zu):", r->cmp.unwritten,
+            hx_plural(r->cmp.unwritten, "slot was", "slots were"),
+            r->cmp.first_unwritten);
+    for (k = 0; k < 3; ++k)
+        if (r->unwritten_in[k])
+            fprintf(out, "%s %zu of the %s'", named++ ? "," : "",
+                    r->unwritten_in[k], hx_group_names[k]);
+    fprintf(out, "\n");
 }
 
 void hx_split_print(const char *what, const hx_split_report *r, FILE *out)
 {
     const hx_guard_report *g = &r->guard;
-    size_t unwritten = 0;
+    int k;
 
     fprintf(out, "%s, n = %zu: %zu negatives, %zu zeros, %zu positives%s\n",
             what, r->n, r->negatives, r->zeros, r->positives,
             r->n == 0 ? " (empty input: nothing to place)" : "");
-    hx_print_boundary(out, 1, r->want_b1, r->found_b1, r->b1_ok);
-    hx_print_boundary(out, 2, r->want_b2, r->found_b2, r->b2_ok);
+    if (r->nothing_written)
+        fprintf(out, "  nothing was written: every slot still holds the "
+                "poison\n");
+    if (!r->nothing_written || r->readings) {
+        if (r->start[0] != HX_START_OK)
+            hx_print_start(out, r, 0);
+        hx_print_start(out, r, 1);
+        hx_print_start(out, r, 2);
+    }
     if (r->cmp.bad)
         fprintf(out, "  first index that disagrees: %zu: got %d%s, want %d "
                 "(%zu of %zu slots differ)\n", r->cmp.first, r->cmp.got,
@@ -432,12 +859,18 @@ void hx_split_print(const char *what, const hx_split_report *r, FILE *out)
         fprintf(out, "  first index that disagrees: none\n");
     /* Every poison slot differs from the reference (which holds no
      * poison), so the comparison's count is the unwritten count. */
-    unwritten = r->cmp.unwritten;
-    if (unwritten)
-        fprintf(out, "  unwritten slots: %zu (first at %zu)\n", unwritten,
-                r->cmp.first_unwritten);
-    else
+    if (r->cmp.unwritten) {
+        int named = 0;
+        fprintf(out, "  unwritten slots: %zu (first at %zu;",
+                r->cmp.unwritten, r->cmp.first_unwritten);
+        for (k = 0; k < 3; ++k)
+            if (r->unwritten_in[k])
+                fprintf(out, "%s %zu of the %s'", named++ ? "," : "",
+                        r->unwritten_in[k], hx_group_names[k]);
+        fprintf(out, ")\n");
+    } else {
         fprintf(out, "  unwritten slots: 0\n");
+    }
     fprintf(out, "  order errors inside a group: %zu\n", r->order_errors);
     if (!g->before && !g->after)
         fprintf(out, "  writes outside the output: none\n");
@@ -451,6 +884,8 @@ void hx_split_print(const char *what, const hx_split_report *r, FILE *out)
                 "nearest at index %lld (n+%lld), value %d\n", g->after,
                 hx_plural(g->after, "word", "words"), g->first_after,
                 g->first_after - (long long)r->n, g->value_after);
+    if (r->readings)
+        hx_print_readings(out, r);
 
     switch (r->kind) {
     case HX_SPLIT_PASS:
@@ -467,16 +902,16 @@ void hx_split_print(const char *what, const hx_split_report *r, FILE *out)
                     "n+%lld)", g->after, hx_plural(g->after, "write",
                     "writes"), g->first_after,
                     g->first_after - (long long)r->n);
+        if (r->readings) {
+            int first = 1;
+            fprintf(out, ": ");
+            for (k = 0; k < 3; ++k)
+                hx_print_shift(out, r, k, &first);
+        }
         fprintf(out, "\n");
         break;
     case HX_SPLIT_UNWRITTEN:
-        if (unwritten == r->n)
-            fprintf(out, "FAIL: unwritten: no slot of the output was "
-                    "written (all %zu still hold poison)\n", r->n);
-        else
-            fprintf(out, "FAIL: unwritten: %zu %s never written (first at "
-                    "%zu)\n", unwritten, hx_plural(unwritten, "slot was",
-                    "slots were"), r->cmp.first_unwritten);
+        hx_print_unwritten(out, r);
         break;
     case HX_SPLIT_SWAPPED:
         fprintf(out, "FAIL: swapped: %s come before %s\n",
@@ -484,8 +919,9 @@ void hx_split_print(const char *what, const hx_split_report *r, FILE *out)
                 hx_group_names[r->swapped_second]);
         break;
     case HX_SPLIT_GROUP_MISSING: {
-        size_t expect = r->missing_group == 0 ? r->negatives
-                        : r->missing_group == 1 ? r->zeros : r->positives;
+        const size_t expect = r->missing_group == 0 ? r->negatives
+                              : r->missing_group == 1 ? r->zeros
+                              : r->positives;
         fprintf(out, "FAIL: group_missing: no %s in the output, %zu "
                 "expected\n", hx_group_names[r->missing_group % 3], expect);
         break;
@@ -493,8 +929,10 @@ void hx_split_print(const char *what, const hx_split_report *r, FILE *out)
     case HX_SPLIT_BOUNDARY: {
         int first = 1;
         fprintf(out, "FAIL: boundary: ");
-        hx_print_shift(out, 1, r->want_b1, r->found_b1, &first);
-        hx_print_shift(out, 2, r->want_b2, r->found_b2, &first);
+        for (k = 0; k < 3; ++k)
+            hx_print_shift(out, r, k, &first);
+        if (r->readings > 1 || r->also_unwritten)
+            fprintf(out, " (another reading fits: see above)");
         fprintf(out, "\n");
         break;
     }
@@ -507,13 +945,12 @@ void hx_split_print(const char *what, const hx_split_report *r, FILE *out)
     default: {
         /* The first disagreeing slot says which MISMATCH this is: a value
          * of another group there means the groups are interleaved. */
-        int kg = hx_kind(r->cmp.got), kw = hx_kind(r->cmp.want);
-        static const char *const one[3] = {"negative", "zero", "positive"};
+        const int kg = hx_kind(r->cmp.got), kw = hx_kind(r->cmp.want);
         if (kg >= 0 && kw >= 0 && kg != kw)
             fprintf(out, "FAIL: mismatch: the groups are interleaved: slot "
                     "%zu holds a %s where the %s belong (got %d, want %d)\n",
-                    r->cmp.first, one[kg], hx_group_names[kw], r->cmp.got,
-                    r->cmp.want);
+                    r->cmp.first, hx_one_names[kg], hx_group_names[kw],
+                    r->cmp.got, r->cmp.want);
         else
             fprintf(out, "FAIL: mismatch: a group holds a value its input "
                     "group does not have (first at %zu: got %d, want %d)\n",
@@ -521,4 +958,57 @@ void hx_split_print(const char *what, const hx_split_report *r, FILE *out)
         break;
     }
     }
+}
+
+/* Appends to buf[0..len) at *at, keeping it terminated when it fills. */
+static void hx_append(char *buf, size_t len, size_t *at, const char *fmt,
+                      ...)
+{
+    va_list ap;
+    int w;
+    if (*at >= len)
+        return;
+    va_start(ap, fmt);
+    w = vsnprintf(buf + *at, len - *at, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *at += (size_t)w;
+}
+
+void hx_split_brief(char *buf, size_t len, const hx_split_report *r)
+{
+    size_t at = 0;
+    int k;
+    if (!buf || len == 0)
+        return;
+    buf[0] = '\0';
+    if (r->nothing_written && !r->readings) {
+        hx_append(buf, len, &at, "nothing was written: every slot still "
+                  "holds the poison");
+        return;
+    }
+    if (r->start[0] == HX_START_WRONG)
+        hx_append(buf, len, &at, "negatives at %lld, want 0 WRONG, ",
+                  r->found_start[0]);
+    else if (r->start[0] == HX_START_UNKNOWN)
+        hx_append(buf, len, &at, "negatives not found, ");
+    for (k = 1; k < 3; ++k) {
+        const char *sep = k == 1 ? "" : ", ";
+        if (r->start[k] == HX_START_OK)
+            hx_append(buf, len, &at, "%sboundary %d at %lld ok", sep, k,
+                      r->found_start[k]);
+        else if (r->start[k] == HX_START_UNSURE)
+            hx_append(buf, len, &at, "%sboundary %d at %lld or %lld", sep,
+                      k, r->found_start[k], r->want_start[k] +
+                      r->shift[hx_reading_moves(r, k)][k]);
+        else if (r->start[k] == HX_START_WRONG)
+            hx_append(buf, len, &at, "%sboundary %d at %lld, want %lld "
+                      "WRONG", sep, k, r->found_start[k], r->want_start[k]);
+        else
+            hx_append(buf, len, &at, "%sboundary %d not found (no %s "
+                      "written)", sep, k, hx_one_names[k]);
+    }
+    if (r->readings + (r->also_unwritten != 0) > 1)
+        hx_append(buf, len, &at, " (%zu readings)",
+                  r->readings + (r->also_unwritten != 0));
 }

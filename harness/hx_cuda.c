@@ -39,44 +39,159 @@ void hx_cuda_check(cudaError_t err, const char *call, const char *file,
 
 #define HX_MIN_MAJOR 7
 #define HX_MIN_MINOR 5
-#define HX_NEED "the labs need a GPU of compute capability 7.5 or newer"
 
-/* One line, the reason, and NO_GPU: hx_device_open never exits itself, so
- * a caller decides what "no GPU" means for it. */
-static int hx_no_gpu(const char *prog, const char *call, cudaError_t err)
+/* Minimum drivers from NVIDIA's "CUDA Compatibility" guide, section
+ * "Minor Version Compatibility", table "CUDA Toolkit 11.x, 12.x, and 13.x
+ * Minimum and Maximum Required Driver Versions" (CUDA 13.x: >= 580; 12.x:
+ * >= 525; 11.x: >= 450), which the CUDA Toolkit release notes' "CUDA
+ * Driver" tables repeat per release (e.g. 13.0 GA: >= 580.65.06; 12.x:
+ * >= 525.60.13 on Linux). */
+int hx_driver_needed(int runtime_version)
 {
-    fprintf(stderr, "%s: no CUDA GPU available (%s: %s); " HX_NEED "\n",
-            prog ? prog : "hx", call, cudaGetErrorString(err));
+    switch (runtime_version / 1000) {
+    case 13: return 580;
+    case 12: return 525;
+    case 11: return 450;
+    default: return 0;
+    }
+}
+
+/* "CUDA 13.0 runtime needs driver 580 or newer", or without the branch
+ * when the runtime is newer than this table. */
+static void hx_need_text(char *buf, size_t len, int runtime_version)
+{
+    const int need = hx_driver_needed(runtime_version);
+    if (need)
+        snprintf(buf, len, "this program's CUDA %d.%d runtime needs NVIDIA "
+                 "driver %d or newer", runtime_version / 1000,
+                 runtime_version % 1000 / 10, need);
+    else
+        snprintf(buf, len, "this program's CUDA %d.%d runtime needs the "
+                 "driver that ships with it or a newer one",
+                 runtime_version / 1000, runtime_version % 1000 / 10);
+}
+
+int hx_gpu_unusable(const hx_gpu_facts *f, char *why, size_t len)
+{
+    char need[128];
+    const int drv = f->driver_version, rt = f->runtime_version;
+    hx_need_text(need, sizeof need, rt);
+    if (f->err == cudaErrorStubLibrary) {
+        snprintf(why, len, "no NVIDIA driver: the libcuda found is the CUDA "
+                 "Toolkit's stub, which only stands in for the driver when "
+                 "linking; the labs need an NVIDIA GPU with its driver (%s)",
+                 need);
+        return 1;
+    }
+    if (drv == 0 && (f->err != cudaSuccess || f->count == 0)) {
+        snprintf(why, len, "no NVIDIA driver is installed (no libcuda.so.1 "
+                 "was found); the labs need an NVIDIA GPU of compute "
+                 "capability 7.5 or newer with its driver (%s)", need);
+        return 1;
+    }
+    if (drv > 0 && (drv / 1000 < rt / 1000 ||
+                    f->err == cudaErrorInsufficientDriver ||
+                    f->err == cudaErrorCallRequiresNewerDriver)) {
+        snprintf(why, len, "the NVIDIA driver is too old: it supports CUDA "
+                 "%d.%d, and %s (update the driver, or build the course "
+                 "with a CUDA Toolkit of %d.x: make clean, then make "
+                 "CUDA_HOME=<that toolkit>)", drv / 1000, drv % 1000 / 10,
+                 need, drv / 1000);
+        return 1;
+    }
+    if (f->err == cudaErrorNoDevice ||
+        (f->err == cudaSuccess && f->count < 1)) {
+        if (f->visible)
+            snprintf(why, len, "no CUDA device: the NVIDIA driver (CUDA "
+                     "%d.%d) sees none with CUDA_VISIBLE_DEVICES=\"%s\"",
+                     drv / 1000, drv % 1000 / 10, f->visible);
+        else
+            snprintf(why, len, "no CUDA device: the NVIDIA driver (CUDA "
+                     "%d.%d) is installed but sees no GPU", drv / 1000,
+                     drv % 1000 / 10);
+        return 1;
+    }
+    if (f->err != cudaSuccess) {
+        const char *hint =
+            f->err == cudaErrorDevicesUnavailable
+                ? " (every GPU is busy, or in a compute mode that admits "
+                  "one process and another holds it)"
+            : f->err == cudaErrorSystemDriverMismatch
+                ? " (the driver's kernel module and its library differ in "
+                  "version: reboot after a driver update)"
+            : f->err == cudaErrorSystemNotReady
+                ? " (on NVSwitch systems: is nvidia-fabricmanager running?)"
+                : "";
+        snprintf(why, len, "no usable CUDA GPU: %s failed: %s: %s%s",
+                 f->call ? f->call : "a CUDA call", cudaGetErrorName(f->err),
+                 cudaGetErrorString(f->err), hint);
+        return 1;
+    }
+    if (f->major < HX_MIN_MAJOR ||
+        (f->major == HX_MIN_MAJOR && f->minor < HX_MIN_MINOR)) {
+        snprintf(why, len, "GPU 0 (%s) has compute capability %d.%d; the "
+                 "labs need 7.5 or newer (a T4 or any later GPU)",
+                 f->name ? f->name : "?", f->major, f->minor);
+        return 1;
+    }
+    return 0;
+}
+
+/* Prints "<prog>: <reason>" for the facts and returns HX_EXIT_NO_GPU:
+ * hx_device_open never exits itself, so a caller decides what "no GPU"
+ * means for it. */
+static int hx_no_gpu(const char *prog, hx_gpu_facts *f, const char *call,
+                     cudaError_t err)
+{
+    char why[512];
+    f->err = err;
+    f->call = call;
+    if (!hx_gpu_unusable(f, why, sizeof why))
+        snprintf(why, sizeof why, "no usable CUDA GPU");
+    fprintf(stderr, "%s: %s\n", prog, why);
     return HX_EXIT_NO_GPU;
 }
 
 int hx_device_open(hx_device *dev, const char *prog)
 {
-    int count = 0, value = 0;
-    size_t free_b = 0, total_b = 0;
+    int value = 0;
+    size_t free_b = 0, total_b = 0, k;
     struct cudaDeviceProp prop;
     cudaError_t err;
+    hx_gpu_facts f;
 
     memset(dev, 0, sizeof *dev);
+    memset(&f, 0, sizeof f);
     if (!prog)
         prog = "hx";
+    f.visible = getenv("CUDA_VISIBLE_DEVICES");
 
-    err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess)
-        return hx_no_gpu(prog, "cudaGetDeviceCount", err);
-    if (count < 1) {
-        fprintf(stderr, "%s: no CUDA GPU available (cudaGetDeviceCount "
-                "found 0 devices); " HX_NEED "\n", prog);
-        return HX_EXIT_NO_GPU;
-    }
+    /* Both versions first: they answer without a driver (the driver's
+     * is 0 then), and they tell "no driver" from "driver too old". */
+    if ((err = cudaRuntimeGetVersion(&dev->runtime_version)) != cudaSuccess)
+        return hx_no_gpu(prog, &f, "cudaRuntimeGetVersion", err);
+    f.runtime_version = dev->runtime_version;
+    if ((err = cudaDriverGetVersion(&dev->driver_version)) != cudaSuccess)
+        return hx_no_gpu(prog, &f, "cudaDriverGetVersion", err);
+    f.driver_version = dev->driver_version;
+
+    if ((err = cudaGetDeviceCount(&f.count)) != cudaSuccess)
+        return hx_no_gpu(prog, &f, "cudaGetDeviceCount", err);
+    if (f.count < 1)
+        return hx_no_gpu(prog, &f, "cudaGetDeviceCount", cudaSuccess);
     /* Device 0 of the runtime is the first one CUDA_VISIBLE_DEVICES lists. */
     dev->id = 0;
     if ((err = cudaSetDevice(dev->id)) != cudaSuccess)
-        return hx_no_gpu(prog, "cudaSetDevice", err);
+        return hx_no_gpu(prog, &f, "cudaSetDevice", err);
     if ((err = cudaGetDeviceProperties(&prop, dev->id)) != cudaSuccess)
-        return hx_no_gpu(prog, "cudaGetDeviceProperties", err);
-    strncpy(dev->name, prop.name, sizeof dev->name - 1);
-    dev->name[sizeof dev->name - 1] = '\0';
+        return hx_no_gpu(prog, &f, "cudaGetDeviceProperties", err);
+    /* A bounded copy that always terminates (prop.name may fill its
+     * array). */
+    for (k = 0; k + 1 < sizeof dev->name && k < sizeof prop.name &&
+                prop.name[k]; ++k)
+        dev->name[k] = prop.name[k];
+    dev->name[k] = '\0';
+    f.name = dev->name;
 
     /* Attributes rather than cudaDeviceProp fields: they are stable across
      * toolkits (CUDA 13 removed several prop fields). */
@@ -84,8 +199,8 @@ int hx_device_open(hx_device *dev, const char *prog)
     do {                                                                  \
         if ((err = cudaDeviceGetAttribute(&value, attr, dev->id)) !=      \
             cudaSuccess)                                                  \
-            return hx_no_gpu(prog, "cudaDeviceGetAttribute(" #attr ")",   \
-                             err);                                        \
+            return hx_no_gpu(prog, &f, "cudaDeviceGetAttribute(" #attr    \
+                             ")", err);                                   \
         field = value;                                                    \
     } while (0)
     HX_ATTR(dev->major, cudaDevAttrComputeCapabilityMajor);
@@ -94,23 +209,17 @@ int hx_device_open(hx_device *dev, const char *prog)
     HX_ATTR(dev->smem_per_block, cudaDevAttrMaxSharedMemoryPerBlock);
     HX_ATTR(dev->l2_bytes, cudaDevAttrL2CacheSize);
 #undef HX_ATTR
+    f.major = dev->major;
+    f.minor = dev->minor;
+    if (hx_gpu_unusable(&f, NULL, 0))
+        return hx_no_gpu(prog, &f, NULL, cudaSuccess);
 
-    if (dev->major < HX_MIN_MAJOR ||
-        (dev->major == HX_MIN_MAJOR && dev->minor < HX_MIN_MINOR)) {
-        fprintf(stderr, "%s: GPU 0 (%s) has compute capability %d.%d; "
-                HX_NEED "\n", prog, dev->name, dev->major, dev->minor);
-        return HX_EXIT_NO_GPU;
-    }
     /* cudaMemGetInfo creates the context: the first call that can fail
      * because the device is busy or exclusive to another process. */
     if ((err = cudaMemGetInfo(&free_b, &total_b)) != cudaSuccess)
-        return hx_no_gpu(prog, "cudaMemGetInfo", err);
+        return hx_no_gpu(prog, &f, "cudaMemGetInfo", err);
     dev->free_mem = free_b;
     dev->total_mem = total_b;
-    if ((err = cudaDriverGetVersion(&dev->driver_version)) != cudaSuccess)
-        return hx_no_gpu(prog, "cudaDriverGetVersion", err);
-    if ((err = cudaRuntimeGetVersion(&dev->runtime_version)) != cudaSuccess)
-        return hx_no_gpu(prog, "cudaRuntimeGetVersion", err);
     return HX_EXIT_OK;
 }
 

@@ -55,9 +55,44 @@ typedef struct {
 
 /* Opens device 0 (or $CUDA_VISIBLE_DEVICES's first) and fills *dev.
  * Returns HX_EXIT_OK, or HX_EXIT_NO_GPU after printing exactly one line
- * to stderr that names prog and the reason ("no CUDA device", "driver too
- * old", ...). Never launches anything, never aborts. */
+ * to stderr, "<prog>: <hx_gpu_unusable's reason>". Never launches
+ * anything, never aborts. */
 int hx_device_open(hx_device *dev, const char *prog);
+
+/* What hx_device_open learned before it gave up, or all of it. */
+typedef struct {
+    cudaError_t err;        /* the first failing call's error, or
+                               cudaSuccess */
+    const char *call;       /* that call's name (valid when err is set) */
+    int driver_version;     /* cudaDriverGetVersion: 0 when no driver is
+                               installed, else e.g. 12040 for CUDA 12.4 */
+    int runtime_version;    /* cudaRuntimeGetVersion, e.g. 13000 */
+    int count;              /* devices found (valid when err is not from
+                               cudaGetDeviceCount) */
+    int major, minor;       /* device 0's compute capability, 0 if unread */
+    const char *name;       /* device 0's name, or NULL */
+    const char *visible;    /* $CUDA_VISIBLE_DEVICES, or NULL when unset */
+} hx_gpu_facts;
+
+/* The oldest Linux driver branch a CUDA runtime of this version runs on
+ * (minor version compatibility: any driver of the same major family or
+ * newer): 580 for CUDA 13.x, 525 for 12.x, 450 for 11.x; 0 when unknown. */
+int hx_driver_needed(int runtime_version);
+
+/* Says whether the facts leave no usable GPU. Returns 0 when they do not
+ * (a device of compute capability 7.5 or newer was opened); otherwise 1,
+ * with one sentence in why[0..len), no newline, naming the first of:
+ *   no NVIDIA driver  (driver version 0, or only the toolkit's stub
+ *                      libcuda), with the driver this runtime needs;
+ *   driver too old    (it supports an older CUDA major than the runtime,
+ *                      or the runtime says it is insufficient), with the
+ *                      CUDA version it supports and the driver needed;
+ *   no CUDA device    (with CUDA_VISIBLE_DEVICES when it is set);
+ *   compute capability below 7.5 (with the GPU's name and its own);
+ *   any other failure: the call and its error.
+ * why may be NULL when len is 0. Calls no CUDA function but
+ * cudaGetErrorName and cudaGetErrorString. */
+int hx_gpu_unusable(const hx_gpu_facts *f, char *why, size_t len);
 
 /* Prints the "GPU:" block: name, compute capability, SMs, shared memory
  * per block, L2, memory, driver and runtime versions. */

@@ -2,9 +2,11 @@
  *
  *   make -C harness probe && ./harness/build/hx_probe
  *
- * Prints "GPU: <name> (compute capability X.Y, N SMs)" and exits 0, or
- * prints hx_device_open's one line and exits 3 (HX_EXIT_NO_GPU). make
- * check uses the exit code to decide whether to run the GPU checks. */
+ * Prints "GPU: <name> (compute capability X.Y, N SMs), driver CUDA A.B,
+ * runtime CUDA C.D" and exits 0, or prints hx_device_open's one line (no
+ * NVIDIA driver, driver too old, no CUDA device, compute capability below
+ * 7.5, ...) and exits 3 (HX_EXIT_NO_GPU). make check uses the exit code to
+ * decide whether to run the GPU checks. */
 #include "hx_cuda.h"
 
 int main(void)
@@ -13,7 +15,9 @@ int main(void)
     int rc = hx_device_open(&dev, "hx_probe");
     if (rc != HX_EXIT_OK)
         return rc;
-    printf("GPU: %s (compute capability %d.%d, %d SMs)\n", dev.name,
-           dev.major, dev.minor, dev.sms);
+    printf("GPU: %s (compute capability %d.%d, %d SMs), driver CUDA %d.%d, "
+           "runtime CUDA %d.%d\n", dev.name, dev.major, dev.minor, dev.sms,
+           dev.driver_version / 1000, dev.driver_version % 1000 / 10,
+           dev.runtime_version / 1000, dev.runtime_version % 1000 / 10);
     return HX_EXIT_OK;
 }

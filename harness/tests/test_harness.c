@@ -681,12 +681,17 @@ static void test_generators(void)
 static void test_parse_size(void)
 {
     const char *good[] = {"0", "1", "1000", "007", "2147483647", "2^0",
-                          "2^28", "2^30"};
+                          "2^28", "2^30", "2^31-1", "2^20+1", "2^20-1",
+                          "2^0-1", "2^4-16", "2^30+1073741823"};
     const size_t goodv[] = {0, 1, 1000, 7, 2147483647, 1, (size_t)1 << 28,
-                            (size_t)1 << 30};
+                            (size_t)1 << 30, 2147483647, 1048577, 1048575,
+                            0, 0, 2147483647};
     const char *bad[] = {"", "12x", "-5", "+5", " 5", "5 ", "1e9", "0x10",
                          "2147483648", "99999999999999999999999", "2^31",
-                         "2^32", "2^", "2^-1", "3^2", "2^1x", "1.5", "x"};
+                         "2^32", "2^", "2^-1", "3^2", "2^1x", "1.5", "x",
+                         "2^31+0", "2^30+1073741824", "2^31-", "2^31-1x",
+                         "2^31--1", "2^31-+1", "2^4-17", "2^64-1", "2^99",
+                         "2^31 -1", "2^3-1-1", "-2^4"};
     size_t i, v;
     t_context("hx_parse_size");
     for (i = 0; i < sizeof good / sizeof *good; ++i) {
@@ -830,6 +835,8 @@ static void test_parse_args(void)
             {"--n", NULL}, {"--n", "12x", NULL}, {"--n", "-5", NULL},
             {"--n", "", NULL}, {"--n", "1e9", NULL}, {"--n", "0x10", NULL},
             {"--n", "3000000000", NULL}, {"--n", "2^31", NULL},
+            {"--n", "2^31+1", NULL}, {"--n", "2^2-5", NULL},
+            {"--n", "2^31-x", NULL},
             {"--n=", NULL}, {"--n", " 5", NULL},
             {"--seed", "-1", NULL}, {"--seed", "18446744073709551616", NULL},
             {"--seed", "abc", NULL}, {"--runs", "0", NULL},
@@ -869,7 +876,26 @@ static void test_parse_args(void)
         /* The lines name what is wrong. */
         const char *neg[] = {"--n", "-5", NULL}, *big[] = {"--n", "2^31",
                              NULL}, *junk[] = {"--n", "12x", NULL};
+        const char *max[] = {"--n", "2^31-1", NULL}, *below[] = {"--n",
+                             "2^2-5", NULL}, *huge[] = {"--n", "2^40-1",
+                             NULL};
         t_context("args: messages");
+        /* The largest size --help names is accepted in the form it names. */
+        EXPECT_LL(t_parse(max, 0, &o, &out, &err), HX_EXIT_OK);
+        EXPECT(o.n_set == 1 && o.n == 2147483647);
+        free(out), free(err);
+        {
+            const char *help[] = {"--help", NULL};
+            t_parse(help, 0, &o, &out, &err);
+            EXPECT_STR(out, "0 to 2147483647 (2^31-1)");
+            free(out), free(err);
+        }
+        t_parse(below, 0, &o, &out, &err);
+        EXPECT_STR(err, "negative");
+        free(out), free(err);
+        t_parse(huge, 0, &o, &out, &err);
+        EXPECT_STR(err, "above the largest size 2147483647");
+        free(out), free(err);
         t_parse(neg, 0, &o, &out, &err);
         EXPECT_STR(err, "negative");
         free(out), free(err);
@@ -1159,8 +1185,15 @@ static char *t_split_run(const t_split *t, const hx_guard_report *g,
     t_capture_begin(&c);
     hx_split_print("three-way split", r, c.f);
     text = t_capture_end(&c);
-    EXPECT_STR(text, "  boundary 1 (negatives|zeros):  expected ");
-    EXPECT_STR(text, "  boundary 2 (zeros|positives):  expected ");
+    if (r->nothing_written)
+        EXPECT_STR(text, "\n  nothing was written: every slot still holds "
+                   "the poison\n");
+    if (r->nothing_written && !r->readings) {
+        EXPECT(strstr(text, "boundary 1") == NULL);
+    } else {
+        EXPECT_STR(text, "  boundary 1 (negatives|zeros):  expected ");
+        EXPECT_STR(text, "  boundary 2 (zeros|positives):  expected ");
+    }
     EXPECT_STR(text, "three-way split, n = ");
     EXPECT_STR(text, "  first index that disagrees: ");
     EXPECT_STR(text, "  unwritten slots: ");
@@ -1255,7 +1288,20 @@ static void test_split3_check(void)
     EXPECT_LL(r.cmp.got, HX_POISON);
     EXPECT_LL(r.cmp.want, 0);
     EXPECT_STR(text, "WRONG (1 slot late)");
-    EXPECT_STR(text, "FAIL: boundary: boundary 1 is 1 slot late\n");
+    /* The output is also right zeros whose first was never written. */
+    EXPECT_LL(r.readings, 1);
+    EXPECT_LL(r.also_unwritten, 1);
+    {
+        char line[128];
+        snprintf(line, sizeof line, "  or: every group starts where it "
+                 "should, and slot %zu, the zeros' first slot, was never "
+                 "written\n", a);
+        EXPECT_STR(text, line);
+    }
+    EXPECT_STR(text, "(the all-zero mix tells these apart: there, zeros one "
+               "slot late write at offset n, past the end)\n");
+    EXPECT_STR(text, "FAIL: boundary: boundary 1 is 1 slot late (another "
+               "reading fits: see above)\n");
     free(text);
 
     /* ... and the race's other outcome: the last zero won slot A + B. */
@@ -1279,7 +1325,7 @@ static void test_split3_check(void)
     text = t_split_run(&t, NULL, &r);
     EXPECT_KIND(r, HX_SPLIT_BOUNDARY);
     EXPECT_LL(r.found_b1, a);
-    EXPECT_LL(r.b1_ok, 1);
+    EXPECT_LL(r.b1_ok, 0);        /* unsure: see the second reading below */
     EXPECT_LL(r.found_b2, ab - 1);
     EXPECT_LL(r.b2_ok, 0);
     EXPECT_LL(r.cmp.first, ab - 1);
@@ -1290,7 +1336,25 @@ static void test_split3_check(void)
     EXPECT_LL(r.order_errors, 0);
     EXPECT_STR(text, "expected ");
     EXPECT_STR(text, "WRONG (1 slot early)");
-    EXPECT_STR(text, "FAIL: boundary: boundary 2 is 1 slot early\n");
+    /* Zeros one slot early as well, their first lost to the last
+     * negative, leave the same output: a second reading. */
+    EXPECT_LL(r.readings, 2);
+    EXPECT(r.shift[0][0] == 0 && r.shift[0][1] == 0 && r.shift[0][2] == -1);
+    EXPECT(r.shift[1][0] == 0 && r.shift[1][1] == -1 && r.shift[1][2] == -1);
+    EXPECT_LL(r.also_unwritten, 0);
+    EXPECT_LL(r.start[1], HX_START_UNSURE);
+    EXPECT(!r.b1_ok && !r.b2_ok);
+    {
+        char line[160];
+        snprintf(line, sizeof line, "  boundary 1 (negatives|zeros):  "
+                 "expected %zu, found %zu in reading 1 (ok), %zu in reading "
+                 "2 (1 slot early): not known to be ok\n", a, a, a - 1);
+        EXPECT_STR(text, line);
+    }
+    EXPECT_STR(text, "(the all-zero mix tells these apart");
+    EXPECT(strstr(text, "all-positive") == NULL);
+    EXPECT_STR(text, "FAIL: boundary: boundary 2 is 1 slot early (another "
+               "reading fits: see above)\n");
     free(text);
 
     /* The race variant: the last zero won the shared slot A + B - 1, so the
@@ -1482,16 +1546,16 @@ static void test_split3_check(void)
     for (i = a; i < ab; ++i)
         t.got[i] = HX_POISON;
     text = t_split_run(&t, NULL, &r);
-    EXPECT_KIND(r, HX_SPLIT_GROUP_MISSING);
-    EXPECT_LL(r.missing_group, 1);
+    EXPECT_KIND(r, HX_SPLIT_UNWRITTEN);
     EXPECT_LL(r.cmp.first, a);
     EXPECT_LL(r.cmp.unwritten, ab - a);
-    {
-        char line[96];
-        snprintf(line, sizeof line, "FAIL: group_missing: no zeros in the "
-                 "output, %zu expected\n", ab - a);
-        EXPECT_STR(text, line);
-    }
+    EXPECT_LL(r.unwritten_in[1], ab - a);
+    EXPECT_LL(r.start[1], HX_START_UNKNOWN);
+    EXPECT(!r.b1_ok && r.b2_ok);
+    EXPECT_LL(r.readings, 0);
+    EXPECT_STR(text, "boundary 1 (negatives|zeros):  expected 347, not found "
+               "(no zero in the output)\n");
+    EXPECT_STR(text, "FAIL: unwritten: the zeros were never written\n");
     free(text);
 
     t_context("split3 negatives missing");
@@ -1499,9 +1563,36 @@ static void test_split3_check(void)
     for (i = 0; i < a; ++i)
         t.got[i] = HX_POISON;
     text = t_split_run(&t, NULL, &r);
-    EXPECT_KIND(r, HX_SPLIT_GROUP_MISSING);
-    EXPECT_LL(r.missing_group, 0);
-    EXPECT_STR(text, "no negatives in the output");
+    EXPECT_KIND(r, HX_SPLIT_UNWRITTEN);
+    EXPECT_LL(r.start[0], HX_START_UNKNOWN);
+    EXPECT_STR(text, "negatives' start:  expected 0, not found (no negative "
+               "in the output)\n");
+    EXPECT_STR(text, "FAIL: unwritten: the negatives were never written\n");
+    free(text);
+
+    t_context("split3 positives never written, one more slot");
+    memcpy(t.got, t.want, n * sizeof *t.got);
+    for (i = ab; i < n; ++i)
+        t.got[i] = HX_POISON;
+    t.got[3] = HX_POISON;
+    text = t_split_run(&t, NULL, &r);
+    EXPECT_KIND(r, HX_SPLIT_UNWRITTEN);
+    EXPECT_LL(r.unwritten_in[0], 1);
+    EXPECT_LL(r.unwritten_in[2], n - ab);
+    EXPECT_STR(text, "FAIL: unwritten: the positives were never written; 1 "
+               "more slot was never written\n");
+    free(text);
+
+    t_context("split3 unwritten slots in two groups");
+    memcpy(t.got, t.want, n * sizeof *t.got);
+    t.got[5] = t.got[ab + 7] = t.got[ab + 9] = HX_POISON;
+    text = t_split_run(&t, NULL, &r);
+    EXPECT_KIND(r, HX_SPLIT_UNWRITTEN);
+    EXPECT(r.b1_ok && r.b2_ok && r.readings == 0);
+    EXPECT_STR(text, "unwritten slots: 3 (first at 5; 1 of the negatives', 2 "
+               "of the positives')\n");
+    EXPECT_STR(text, "FAIL: unwritten: 3 slots were never written (first at "
+               "5): 1 of the negatives', 2 of the positives'\n");
     free(text);
 
     t_context("split3 positives missing");
@@ -1551,8 +1642,19 @@ static void test_split3_check(void)
     EXPECT_LL(r.found_b1, n);
     EXPECT_LL(r.found_b2, n);
     EXPECT(!r.b1_ok && !r.b2_ok);
-    EXPECT_STR(text, "FAIL: unwritten: no slot of the output was written "
-               "(all 1000 still hold poison)\n");
+    EXPECT_LL(r.nothing_written, 1);
+    EXPECT_LL(r.readings, 0);
+    EXPECT(r.start[0] == HX_START_UNKNOWN && r.start[1] == HX_START_UNKNOWN &&
+           r.start[2] == HX_START_UNKNOWN);
+    EXPECT(strstr(text, "WRONG") == NULL && strstr(text, " ok") == NULL);
+    EXPECT_STR(text, "FAIL: unwritten: nothing was written: every slot still "
+               "holds the poison\n");
+    {
+        char brief[160];
+        hx_split_brief(brief, sizeof brief, &r);
+        EXPECT(strcmp(brief, "nothing was written: every slot still holds "
+                      "the poison") == 0);
+    }
     free(text);
     t_split_free(&t);
 
@@ -1595,10 +1697,9 @@ static void test_split3_check(void)
     text = t_split_run(&t, NULL, &r);
     EXPECT_KIND(r, HX_SPLIT_BOUNDARY);
     EXPECT_LL(r.found_b2, ab - 1);
-    EXPECT_LL(r.found_b1, ab - 1);
-    EXPECT(!r.b1_ok && !r.b2_ok);
-    EXPECT_STR(text, "FAIL: boundary: boundary 1 is 1 slot early, boundary 2 "
-               "is 1 slot early\n");
+    EXPECT_LL(r.found_b1, ab);     /* no zeros: their start does not move */
+    EXPECT(r.b1_ok && !r.b2_ok);
+    EXPECT_STR(text, "FAIL: boundary: boundary 2 is 1 slot early\n");
     free(text);
     t_split_free(&t);
 
@@ -1609,6 +1710,219 @@ static void test_split3_check(void)
     EXPECT(strcmp(hx_split_kind_name(HX_SPLIT_GROUP_MISSING),
                   "group_missing") == 0);
     EXPECT(strcmp(hx_split_kind_name(HX_SPLIT_MISMATCH), "mismatch") == 0);
+    t_context("%s", "");
+}
+
+/* ---- off-by-one kernels, simulated ------------------------------------- */
+
+/* Runs on the host the scatter a kernel with a wrong base does: group k
+ * (0 negatives, 1 zeros, 2 positives) goes to its right slot plus d[k],
+ * as A - 1 + zeroRank[i] puts the zeros one slot early. whole receives
+ * T_GUARD guard words, the n output slots (poisoned first), T_GUARD guard
+ * words. Two elements that land on one slot race: with last_wins the one
+ * later in input order stays, else the earlier one. */
+static void t_shifted_kernel(const int *in, size_t n, const int d[3],
+                             int last_wins, int *whole)
+{
+    size_t i, a = 0, b = 0, rank[3] = {0, 0, 0};
+    for (i = 0; i < T_GUARD; ++i)
+        whole[i] = whole[T_GUARD + n + i] = HX_GUARD_WORD;
+    for (i = 0; i < n; ++i) {
+        whole[T_GUARD + i] = HX_POISON;
+        a += in[i] < 0;
+        b += in[i] == 0;
+    }
+    for (i = 0; i < n; ++i) {
+        const int k = in[i] < 0 ? 0 : in[i] == 0 ? 1 : 2;
+        const size_t base = k == 0 ? 0 : k == 1 ? a : a + b;
+        const long long slot = (long long)(base + rank[k]++) + d[k];
+        int *w = whole + T_GUARD + slot;
+        const int untouched = slot >= 0 && slot < (long long)n
+                              ? HX_POISON : HX_GUARD_WORD;
+        if (last_wins || *w == untouched)
+            *w = in[i];
+    }
+}
+
+static void test_split3_off_by_one(void)
+{
+    static const struct {
+        hx_mix mix;
+        size_t n;
+    } cases[] = {
+        {HX_MIX_THIRDS, 257}, {HX_MIX_THIRDS, 1000}, {HX_MIX_THIRDS, 1001},
+        {HX_MIX_THIRDS, 65537}, {HX_MIX_THIRDS, 3}, {HX_MIX_THIRDS, 31},
+        {HX_MIX_ENDS, 11}, {HX_MIX_ENDS, 1001}, {HX_MIX_NO_ZEROS, 1001},
+        {HX_MIX_ALL_ZERO, 1}, {HX_MIX_ALL_ZERO, 1000}, {HX_MIX_ALL_POS, 1000},
+        {HX_MIX_ALL_NEG, 1000},
+    };
+    static const struct {
+        int k, d;
+        const char *name;
+    } kernels[] = {
+        {1, -1, "zeros one slot early"}, {1, +1, "zeros one slot late"},
+        {2, -1, "positives one slot early"}, {2, +1, "positives one slot late"},
+    };
+    static const char *const names[3] = {"negatives", "zeros", "positives"};
+    size_t c, kk;
+    int race;
+
+    for (c = 0; c < sizeof cases / sizeof *cases; ++c)
+        for (kk = 0; kk < sizeof kernels / sizeof *kernels; ++kk) {
+            const size_t n = cases[c].n;
+            const int k = kernels[kk].k, d = kernels[kk].d;
+            const int thirds = cases[c].mix == HX_MIX_THIRDS && n >= 257;
+            int *whole[2], shift[3] = {0, 0, 0};
+            t_split t;
+            size_t i, start[3], size[3];
+            t_split_make(&t, n, cases[c].mix, 7 + c);
+            start[0] = 0, start[1] = t.a, start[2] = t.ab;
+            size[0] = t.a, size[1] = t.ab - t.a, size[2] = t.c;
+            shift[k] = d;
+            whole[0] = t_alloc(n + 2 * T_GUARD, sizeof *whole[0]);
+            whole[1] = t_alloc(n + 2 * T_GUARD, sizeof *whole[1]);
+            for (race = 0; race < 2; ++race) {
+                hx_split_report r;
+                hx_guard_report g;
+                char *text, line[160];
+                const int outside = d < 0 ? start[k] == 0
+                                          : start[k] + size[k] == n;
+                const long long taken = d < 0 ? (long long)start[k] - 1
+                                              : (long long)(start[k] + size[k]);
+                const size_t left = d < 0 ? start[k] + size[k] - 1 : start[k];
+                int found_true = 0;
+                t_context("%s, %s writer wins, mix %s, n=%zu",
+                          kernels[kk].name, race ? "last" : "first",
+                          hx_mix_name(cases[c].mix), n);
+                t_shifted_kernel(t.in, n, shift, race, whole[race]);
+                hx_guard_scan(whole[race], n, T_GUARD, &g);
+                memcpy(t.got, whole[race] + T_GUARD, n * sizeof *t.got);
+                text = t_split_run(&t, &g, &r);
+                if (size[k] == 0) {
+                    /* No element of the shifted group: nothing moves. */
+                    EXPECT_KIND(r, HX_SPLIT_PASS);
+                    free(text);
+                    continue;
+                }
+                EXPECT_KIND(r, outside ? HX_SPLIT_OUT_OF_BOUNDS
+                                       : HX_SPLIT_BOUNDARY);
+                /* The flagged boundary is the shifted group's start, and
+                 * nothing calls it ok. */
+                EXPECT(r.start[k] == HX_START_WRONG);
+                EXPECT(k == 1 ? !r.b1_ok : !r.b2_ok);
+                for (i = 0; i < r.readings && i < HX_SPLIT_READINGS; ++i)
+                    found_true |= memcmp(r.shift[i], shift, sizeof shift) == 0;
+                EXPECT(found_true);
+                if (r.readings == 1 || thirds) {
+                    /* Unambiguous, or the thirds mix: the first reading
+                     * is this kernel, and the other boundary is not wrong
+                     * (ok, or unsure where a second reading shifts it
+                     * too: positives one slot early whose first took the
+                     * last zero's slot could also be zeros and positives
+                     * early). */
+                    EXPECT(memcmp(r.shift[0], shift, sizeof shift) == 0);
+                    EXPECT_LL(r.found_start[k], (long long)start[k] + d);
+                    EXPECT(r.start[3 - k] == HX_START_OK ||
+                           (r.readings > 1 &&
+                            r.start[3 - k] == HX_START_UNSURE));
+                    EXPECT(r.start[0] == HX_START_OK);
+                    if (r.readings == 1)
+                        EXPECT(k == 1 ? r.b2_ok : r.b1_ok);
+                }
+                /* The slot the moved element took, and the one left. */
+                if (outside) {
+                    if (d < 0)
+                        snprintf(line, sizeof line, "went to offset -1, just "
+                                 "before the output");
+                    else
+                        snprintf(line, sizeof line, "went to offset n (index "
+                                 "%zu), just past the end", n);
+                    EXPECT_STR(text, line);
+                    EXPECT_LL(d < 0 ? r.guard.first_before
+                                    : r.guard.first_after, taken);
+                } else {
+                    snprintf(line, sizeof line, "    slot %lld holds ", taken);
+                    EXPECT_STR(text, line);
+                    /* Where readings disagree (one zero, lost to either
+                     * neighbour), the first may shift the other way. */
+                    snprintf(line, sizeof line, "boundary %d is 1 slot %s", k,
+                             r.shift[0][k] < 0 ? "early" : "late");
+                    EXPECT_STR(text, line);
+                }
+                if (t.got[left] == HX_POISON) {
+                    snprintf(line, sizeof line, "    slot %zu, the %s' %s "
+                             "slot, was never written\n", left, names[k],
+                             d < 0 ? "last" : "first");
+                    EXPECT_STR(text, line);
+                }
+                /* A write outside is no unwritten slot: the right split
+                 * with holes writes nothing there. */
+                if (outside)
+                    EXPECT_LL(r.also_unwritten, 0);
+                /* What a write before the output means for this split. */
+                if (outside && d < 0 && k == 1)
+                    EXPECT_STR(text, "with no negatives in this input the "
+                               "zeros start at slot 0");
+                free(text);
+
+                /* Without guards the same kernel is a boundary error:
+                 * its write outside is unseen. */
+                if (thirds) {
+                    text = t_split_run(&t, NULL, &r);
+                    EXPECT_KIND(r, HX_SPLIT_BOUNDARY);
+                    EXPECT(r.start[k] == HX_START_WRONG);
+                    EXPECT_LL(r.found_start[k], (long long)start[k] + d);
+                    free(text);
+                }
+            }
+            /* Both race outcomes were tried: where two writes share a
+             * slot (all but positives late, whose last write goes past
+             * the end), the two outputs differ. */
+            if (thirds && !(k == 2 && d > 0)) {
+                t_context("%s, mix thirds, n=%zu: the race", kernels[kk].name,
+                          n);
+                EXPECT(memcmp(whole[0], whole[1],
+                              (n + 2 * T_GUARD) * sizeof *whole[0]) != 0);
+            }
+            free(whole[0]);
+            free(whole[1]);
+            t_split_free(&t);
+        }
+    t_context("%s", "");
+}
+
+/* The one-line summary a table of runs prints. */
+static void test_split3_brief(void)
+{
+    t_split t;
+    hx_split_report r;
+    char brief[160], *text;
+    size_t i;
+    t_context("split3 brief");
+    t_split_make(&t, 1000, HX_MIX_THIRDS, 31033);
+    text = t_split_run(&t, NULL, &r);
+    hx_split_brief(brief, sizeof brief, &r);
+    EXPECT(strcmp(brief, "boundary 1 at 347 ok, boundary 2 at 698 ok") == 0);
+    free(text);
+    /* Zeros one slot early, the last negative winning: the last zero's
+     * slot is poison, nothing else differs. */
+    t.got[t.ab - 1] = HX_POISON;
+    text = t_split_run(&t, NULL, &r);
+    hx_split_brief(brief, sizeof brief, &r);
+    EXPECT_STR(brief, "boundary 1 at 346, want 347 WRONG, boundary 2 at 698 "
+               "ok (2 readings)");
+    free(text);
+    memcpy(t.got, t.want, t.n * sizeof *t.got);
+    for (i = t.a; i < t.ab; ++i)
+        t.got[i] = HX_POISON;
+    text = t_split_run(&t, NULL, &r);
+    hx_split_brief(brief, sizeof brief, &r);
+    EXPECT_STR(brief, "boundary 1 not found (no zero written), boundary 2 at "
+               "698 ok");
+    free(text);
+    hx_split_brief(brief, 10, &r);
+    EXPECT_LL(strlen(brief), 9);
+    t_split_free(&t);
     t_context("%s", "");
 }
 
@@ -1682,6 +1996,113 @@ static void test_sizing(void)
     EXPECT_LL(hx_grid_for(&d, 1024, 256), 4);
     EXPECT_LL(hx_grid_for(&d, (size_t)1 << 28, 256), 132 * 32);
     EXPECT_LL(hx_grid_for(&d, (size_t)1 << 28, 1024), 132 * 8);
+    t_context("%s", "");
+}
+
+/* The no-GPU lines, from made-up facts: which reason, and what it names. */
+static void test_no_gpu_lines(void)
+{
+    hx_gpu_facts f;
+    char why[512];
+
+    t_context("driver needed");
+    EXPECT_LL(hx_driver_needed(13000), 580);
+    EXPECT_LL(hx_driver_needed(13020), 580);
+    EXPECT_LL(hx_driver_needed(12090), 525);
+    EXPECT_LL(hx_driver_needed(12000), 525);
+    EXPECT_LL(hx_driver_needed(11080), 450);
+    EXPECT_LL(hx_driver_needed(14000), 0);
+
+    /* No driver at all: version 0, and the runtime calls it insufficient. */
+    t_context("no driver");
+    memset(&f, 0, sizeof f);
+    f.runtime_version = 13000;
+    f.err = cudaErrorInsufficientDriver;
+    f.call = "cudaGetDeviceCount";
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "no NVIDIA driver is installed");
+    EXPECT_STR(why, "this program's CUDA 13.0 runtime needs NVIDIA driver 580 "
+               "or newer");
+    EXPECT(strstr(why, "insufficient") == NULL);
+    EXPECT(strstr(why, "too old") == NULL);
+    f.runtime_version = 12040;
+    hx_gpu_unusable(&f, why, sizeof why);
+    EXPECT_STR(why, "CUDA 12.4 runtime needs NVIDIA driver 525 or newer");
+
+    t_context("stub libcuda");
+    f.runtime_version = 13000;
+    f.err = cudaErrorStubLibrary;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "no NVIDIA driver: the libcuda found is the CUDA "
+               "Toolkit's stub");
+    EXPECT_STR(why, "driver 580 or newer");
+
+    /* A CUDA 12.4 driver under a 13.0 runtime: too old, by name. */
+    t_context("driver too old");
+    memset(&f, 0, sizeof f);
+    f.runtime_version = 13000;
+    f.driver_version = 12040;
+    f.err = cudaErrorInsufficientDriver;
+    f.call = "cudaGetDeviceCount";
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "the NVIDIA driver is too old: it supports CUDA 12.4, and "
+               "this program's CUDA 13.0 runtime needs NVIDIA driver 580 or "
+               "newer");
+    EXPECT_STR(why, "a CUDA Toolkit of 12.x");
+    /* Older major, even where the runtime has not said so yet. */
+    f.err = cudaSuccess;
+    f.count = 1;
+    f.major = 9;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "too old");
+    /* Same major, older minor: minor version compatibility runs it. */
+    f.driver_version = 13000;
+    f.runtime_version = 13020;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 0);
+
+    t_context("no device");
+    memset(&f, 0, sizeof f);
+    f.runtime_version = 13000;
+    f.driver_version = 13000;
+    f.err = cudaErrorNoDevice;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "no CUDA device: the NVIDIA driver (CUDA 13.0) is "
+               "installed but sees no GPU");
+    f.visible = "7";
+    hx_gpu_unusable(&f, why, sizeof why);
+    EXPECT_STR(why, "with CUDA_VISIBLE_DEVICES=\"7\"");
+    f.err = cudaSuccess;
+    f.count = 0;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "no CUDA device");
+
+    t_context("compute capability");
+    memset(&f, 0, sizeof f);
+    f.runtime_version = 12080;
+    f.driver_version = 12080;
+    f.count = 2;
+    f.name = "Tesla P100-PCIE-16GB";
+    f.major = 6;
+    f.minor = 0;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "GPU 0 (Tesla P100-PCIE-16GB) has compute capability 6.0; "
+               "the labs need 7.5 or newer");
+    f.major = 7;
+    f.minor = 0;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    f.minor = 5;
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 0);
+    f.major = 9;
+    f.minor = 0;
+    EXPECT_LL(hx_gpu_unusable(&f, NULL, 0), 0);
+
+    t_context("other failures");
+    f.err = cudaErrorDevicesUnavailable;
+    f.call = "cudaMemGetInfo";
+    EXPECT_LL(hx_gpu_unusable(&f, why, sizeof why), 1);
+    EXPECT_STR(why, "no usable CUDA GPU: cudaMemGetInfo failed: "
+               "cudaErrorDevicesUnavailable: ");
+    EXPECT_STR(why, "busy");
     t_context("%s", "");
 }
 
@@ -1876,7 +2297,10 @@ int main(void)
     test_check_same();
     test_guard_scan();
     test_split3_check();
+    test_split3_off_by_one();
+    test_split3_brief();
     test_sizing();
+    test_no_gpu_lines();
     test_table();
     test_gpu_lock();
     printf("%ld passed, %ld failed\n", t_passed, t_failed);
