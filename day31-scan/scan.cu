@@ -2,32 +2,35 @@
  *
  * Shows the course scan (tile_scan.h: a work-efficient scan of each
  * 256-element tile in shared memory, applied level by level, in place)
- * against a plain copy of the same bytes, against two other ways of
- * scanning one tile, and against CUB. Every row is checked element for
- * element against the host before anything is timed.
+ * beside the production path, a single pass with decoupled look-back
+ * (lookback.cuh), against a copy of the same bytes, two other ways of
+ * scanning one tile, and CUB. Every row is checked element for element
+ * against the host before anything is timed.
  *
  * Build: make -C day31-scan            (ARCH="75 80 90" by default)
  * Run:   ./day31-scan/scan [--n N] [--seed S] [--runs R] [--warmup W]
- *        ./day31-scan/scan --n 8387997    the original lesson size
  *        ./day31-scan/scan --check        GPU self-check, no timing
+ *        ./day31-scan/scan --variants     the single-pass configurations
+ *        ./day31-scan/scan --sweep [--csv FILE]   sizes 2^10 and up, a CSV
  *
- * Rows (all at the same n, in this order):
- *   copyInts                        grid-stride copy of n ints: what one
- *                                   pass over the data costs
- *   scanExclusive (scanTile)        the course scan, scanTile at every level
- *   scanInclusive (scanTile)        the same, inclusive
+ * Rows of the table (all at the same n, timed interleaved):
+ *   cudaMemcpy device to device     the floor's yardstick: every row's
+ *                                   floor is its bytes at this bandwidth
+ *   copyInts                        grid-stride copy of n ints: the "x copy"
+ *   scanExclusive / scanInclusive   the course scan, scanTile at every level
  *   scanWith(scanTileHillisSteele)  the course's levels with a naive tile
  *                                   kernel: 8 steps, O(n log n) adds
  *   scanWith(scanTileWarp)          the course's levels with a tile kernel
  *                                   built on __shfl_up_sync
- *   cub::DeviceScan::ExclusiveSum   CUB, out of place: the library row (one
- *                                   pass with decoupled look-back)
+ *   singlePassScan exclusive / inclusive   one pass, decoupled look-back
+ *   cub::DeviceScan::ExclusiveSum   CUB, the library row (also one pass)
  */
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include <cub/device/device_scan.cuh>
 
@@ -38,6 +41,7 @@
 #include "hx_input.h"
 #include "hx_ref.h"
 #include "hx_time.h"
+#include "lookback.cuh"
 #include "tile_scan.h"
 
 static const char *const PROG = "scan";
@@ -49,9 +53,6 @@ static const char *const PROG = "scan";
  * tiles, and write tile k's total to tileSums[k]. Passed to scanWith, they
  * replace scanTile at every level, so the rows differ in the tile kernel
  * and nothing else. Both run SCAN_TILE threads, one element each.
- *
- * data is not __restrict__ in either: it is read and then written in
- * place, and a caller passes one array as input and output.
  * ---------------------------------------------------------------------- */
 
 #define WARP 32
@@ -143,7 +144,224 @@ __global__ void scanTileWarp(int *data, size_t n, int *__restrict__ tileSums,
 }
 
 /* ------------------------------------------------------------------------
- * Baseline
+ * The single-pass scan: one read and one write of every element.
+ *
+ * Each block takes tiles of BLOCK * ITEMS ints in start order
+ * (lookbackNextTile), loads its tile as int4 vectors into registers
+ * (StripedTile: ITEMS / 4 independent 16-byte loads per thread in flight),
+ * scans it (warp shuffles, then the warps' totals), lets warp 0 find the
+ * tile's exclusive prefix by the look-back (lookbackTile), and stores the
+ * result with int4 stores. Contract:
+ * - in and out are the same array (in place) or do not overlap at all:
+ *   each element is read once, by the thread that later writes its result,
+ *   and nothing else reads it. A partial overlap would let one block
+ *   overwrite input another has not read yet. That is also why neither
+ *   pointer is __restrict__ (see chunkScan below).
+ * - exclusive (inclusive = 0) or inclusive; int sums wrap modulo 2^32;
+ * - the total (sum of the whole input) is written to the device int
+ *   *total, like the course scan's; n = 0 launches nothing (the launcher
+ *   zeroes *total);
+ * - state holds lookbackBytes(tiles) zero bytes at launch (the launcher's
+ *   memset); any grid of at least one block is correct;
+ * - 16-byte vectors where in and out are both 16-byte aligned and the
+ *   tile is whole; int loads and stores otherwise (same layout);
+ * - stallNs > 0 turns on the look-back's debug stalls (checks only).
+ * ---------------------------------------------------------------------- */
+
+/* __launch_bounds__(BLOCK, 1): at most BLOCK threads, and no occupancy
+ * target, so ptxas gives 32 ints per thread the registers they need (with
+ * a bare BLOCK it holds sm_90 to 64 and spills). */
+template <int BLOCK, int ITEMS, bool RELAXED>
+__global__ void __launch_bounds__(BLOCK, 1)
+singlePassScan(const int *in, int *out, size_t n,
+               unsigned long long *state, int *total, int inclusive,
+               unsigned stallNs)
+{
+    typedef StripedTile<BLOCK, ITEMS> Tile;
+    __shared__ typename Tile::Storage st;
+    __shared__ unsigned tileSlot;
+    __shared__ int tilePrefix;
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    const bool aligned = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
+
+    for (;;) {
+        const unsigned tile = lookbackNextTile(state, &tileSlot);
+        if (tile >= tiles) return;   /* the same in every thread */
+        const size_t base = (size_t)tile * Tile::SIZE;
+        const bool vec = aligned && Tile::vectorOk(in, base, n);
+
+        int4 x[Tile::VECS];
+        Tile::load(in, base, n, vec, x, 0);   /* 0 pads a partial tile */
+        unsigned v[Tile::VECS];
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j)
+            v[j] = (unsigned)x[j].x + (unsigned)x[j].y + (unsigned)x[j].z +
+                   (unsigned)x[j].w;
+        /* Contains the barrier after which warp 0 has every warp's totals;
+         * the previous tile's readers of st passed lookbackNextTile's. */
+        const unsigned aggregate = Tile::scanUp(v, st);
+        if (threadIdx.x < 32) {
+            const LookbackResult<int> r = lookbackTile<LookbackSum, RELAXED>(
+                state, tile, (int)aggregate, stallNs);
+            if (threadIdx.x == 0) {
+                tilePrefix = r.exclusive;
+                if (tile == tiles - 1) *total = r.inclusive;
+            }
+        }
+        /* Everyone reads tilePrefix and warp 0's scanned partials. */
+        __syncthreads();
+        const unsigned prefix = (unsigned)tilePrefix;
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) {
+            const unsigned a = x[j].x, b = x[j].y, c = x[j].z, d = x[j].w;
+            const unsigned e =
+                prefix + Tile::exclusiveOf(j, v[j], a + b + c + d, st);
+            const unsigned first = inclusive ? e + a : e;
+            x[j].x = (int)first;
+            x[j].y = (int)(first + (inclusive ? b : a));
+            x[j].z = (int)(first + (inclusive ? b + c : a + b));
+            x[j].w = (int)(first + (inclusive ? b + c + d : a + b + c));
+        }
+        Tile::store(out, base, n, vec, x);
+    }
+}
+
+typedef void (*PassKernel)(const int *, int *, size_t, unsigned long long *,
+                           int *, int, unsigned);
+
+/* The single-pass scan's tuning, in one place: every configuration is
+ * built and checked; the first is the production one (the table, the sweep
+ * and the lesson use it); --variants times them all side by side. Grid:
+ * as many blocks as fit on the GPU at once, each looping over tiles, or
+ * (onePerTile) one block per tile. */
+typedef struct {
+    const char *name;
+    PassKernel kernel;
+    int threads, items;
+    int onePerTile;
+} PassConfig;
+
+static const PassConfig passConfigs[] = {
+    {"256 threads x 16 ints", singlePassScan<256, 16, false>, 256, 16, 0},
+    {"128 threads x 16 ints", singlePassScan<128, 16, false>, 128, 16, 0},
+    {"512 threads x 16 ints", singlePassScan<512, 16, false>, 512, 16, 0},
+    {"256 threads x 8 ints", singlePassScan<256, 8, false>, 256, 8, 0},
+    {"256 threads x 32 ints", singlePassScan<256, 32, false>, 256, 32, 0},
+    {"256 x 16, relaxed atomics", singlePassScan<256, 16, true>, 256, 16, 0},
+    {"256 x 16, one block per tile", singlePassScan<256, 16, false>, 256, 16,
+     1},
+};
+#define PASS_CONFIGS ((int)(sizeof passConfigs / sizeof passConfigs[0]))
+#define PASS_SMALLEST_TILE (256 * 8)   /* the most tiles any config makes */
+
+/* What single-pass runs at one n need on the device. */
+typedef struct {
+    size_t n;
+    unsigned long long *state;   /* lookbackBytes(most tiles) */
+    unsigned resident[PASS_CONFIGS];  /* blocks of each that fit at once */
+} PassPlan;
+
+static size_t passTiles(const PassConfig *c, size_t n)
+{
+    const size_t tile = (size_t)c->threads * c->items;
+    return (n + tile - 1) / tile;
+}
+
+static void passPlanCreate(PassPlan *p, const hx_device *dev, size_t n)
+{
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    HX_CHECK(cudaMalloc(&p->state, lookbackBytes((n + PASS_SMALLEST_TILE - 1)
+                                                 / PASS_SMALLEST_TILE)));
+    for (int c = 0; c < PASS_CONFIGS; ++c) {
+        int perSm = 0;
+        HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &perSm, passConfigs[c].kernel, passConfigs[c].threads, 0));
+        p->resident[c] = (unsigned)(perSm > 0 ? perSm : 1) *
+                         (unsigned)(dev->sms > 0 ? dev->sms : 1);
+    }
+}
+
+static void passPlanDestroy(PassPlan *p)
+{
+    if (p->state) HX_CHECK(cudaFree(p->state));
+    memset(p, 0, sizeof *p);
+}
+
+/* One single-pass scan on the default stream: the state's reset (a
+ * memset), then the kernel. grid 0 takes the configuration's own. */
+static void singlePassRun(const PassPlan *p, int config, const int *in,
+                          int *out, int *total, int inclusive, unsigned grid,
+                          unsigned stallNs)
+{
+    const PassConfig *c = &passConfigs[config];
+    if (p->n == 0) {
+        HX_CHECK(cudaMemsetAsync(total, 0, sizeof(int), 0));
+        return;
+    }
+    const size_t tiles = passTiles(c, p->n);
+    if (grid == 0)
+        grid = c->onePerTile || tiles < p->resident[config]
+                   ? (unsigned)tiles : p->resident[config];
+    HX_CHECK(cudaMemsetAsync(p->state, 0, lookbackBytes(tiles), 0));
+    c->kernel<<<grid, c->threads>>>(in, out, p->n, p->state, total,
+                                    inclusive, stallNs);
+    HX_CHECK_LAUNCH("singlePassScan");
+}
+
+/* ------------------------------------------------------------------------
+ * What __restrict__ promises, broken on purpose.
+ *
+ * A __restrict__ parameter promises that, while the function runs, the
+ * object it reaches is accessed only through it (or pointers derived from
+ * it). chunkScan scans each chunk of CHUNK ints serially, exclusive, then
+ * (inclusive) adds each input back: correct for distinct in and out.
+ * chunkScanRestrict is the same body with in and out __restrict__.
+ * Called in place, chunkScan does what its source says: it reads in[] back
+ * after writing out[] there, and so adds each prefix to itself.
+ * chunkScanRestrict breaks its promise, and the compiler, relying on it,
+ * may keep the loaded inputs in registers (nvcc 13.0 does: it computes the
+ * inclusive values before any store) or load them again: the source no
+ * longer defines the result. --check runs both (checkAliasing).
+ * ---------------------------------------------------------------------- */
+
+#define CHUNK 8
+
+__device__ __forceinline__ void chunkScanBody(const int *in, int *out,
+                                              size_t chunks, int inclusive)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+         c < chunks; c += stride) {
+        const size_t b = c * CHUNK;
+        int run = 0;
+#pragma unroll
+        for (int k = 0; k < CHUNK; ++k) {
+            const int x = in[b + k];
+            out[b + k] = run;
+            run += x;
+        }
+        if (inclusive)
+#pragma unroll
+            for (int k = 0; k < CHUNK; ++k) out[b + k] += in[b + k];
+    }
+}
+
+__global__ void chunkScan(const int *in, int *out, size_t chunks,
+                          int inclusive)
+{
+    chunkScanBody(in, out, chunks, inclusive);
+}
+
+__global__ void chunkScanRestrict(const int *__restrict__ in,
+                                  int *__restrict__ out, size_t chunks,
+                                  int inclusive)
+{
+    chunkScanBody(in, out, chunks, inclusive);
+}
+
+/* ------------------------------------------------------------------------
+ * Baseline, and the device-side comparison
  * ---------------------------------------------------------------------- */
 
 /* out[i] = in[i]: reads n ints and writes n, as the scan's data must at
@@ -160,68 +378,132 @@ __global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
 
 #define COPY_THREADS 256
 
+typedef struct {
+    unsigned long long bad;        /* slots where got != want */
+    unsigned long long unwritten;  /* of those, slots holding HX_POISON */
+    unsigned long long first;      /* lowest bad index; ULLONG_MAX if none */
+} Mismatch;
+
+/* Element-for-element comparison on the device, so a check at 2^28 costs
+ * no copy to the host: want[i] = ref[i], or ref[i] + plus[i] (wrapping)
+ * when plus is not NULL. ref is the host reference, uploaded; the
+ * inclusive rows are held to the host's exclusive reference plus the
+ * input, the identity hx_ref.h's two scans satisfy. */
+__global__ void compareInts(const int *__restrict__ got,
+                            const int *__restrict__ ref,
+                            const int *__restrict__ plus, size_t n,
+                            Mismatch *m)
+{
+    unsigned long long bad = 0, unwritten = 0, first = ULLONG_MAX;
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        const unsigned want =
+            (unsigned)ref[i] + (plus ? (unsigned)plus[i] : 0u);
+        const int g = got[i];
+        if ((unsigned)g != want) {
+            if (!bad) first = i;   /* a thread's indices only grow */
+            ++bad;
+            unwritten += g == HX_POISON;
+        }
+    }
+    if (bad) {
+        atomicAdd(&m->bad, bad);
+        atomicAdd(&m->unwritten, unwritten);
+        atomicMin(&m->first, first);
+    }
+}
+
 /* ------------------------------------------------------------------------
- * The variants, and one run of one of them
+ * The rows, and one run of one of them
  * ---------------------------------------------------------------------- */
 
-typedef enum { V_COPY, V_COURSE, V_WITH, V_CUB } VariantKind;
+typedef enum { V_MEMCPY, V_COPY, V_COURSE, V_WITH, V_PASS, V_CUB } RowKind;
+
+enum {
+    F_INCLUSIVE = 1,    /* inclusive scan */
+    F_SMALL_GRID = 2,   /* course: tileGrid 3, grid 5; single pass: 3 blocks */
+    F_OWN_TOTAL = 4,    /* total into a separate device int, not the plan's */
+    F_IN_PLACE = 8,     /* single pass: in == out */
+    F_SHIFTED = 16,     /* single pass: input one int past 16-byte alignment */
+    F_STALL = 32        /* single pass: the look-back's debug stalls */
+};
 
 typedef struct {
     const char *name;
-    VariantKind kind;
+    RowKind kind;
     ScanTileKernel kernel;   /* V_WITH: the tile kernel given to scanWith */
     unsigned threads;        /* V_WITH: its threads per block */
-    int inclusive;
-    int smallGrid;           /* plan.tileGrid = 3, plan.grid = 5 */
-    int ownTotal;            /* total into a separate device int, not
-                                NULL (the plan's own) */
+    int config;              /* V_PASS: index into passConfigs */
+    unsigned flags;
 } Variant;
 
 /* What one run needs on the device. in is never written; data is the
- * scan's in-place array and the output of the out-of-place rows. */
+ * in-place rows' array and every other row's output. */
 typedef struct {
     const hx_device *dev;
     const Variant *v;
     ScanPlan *plan;
+    PassPlan *pass;
     size_t n;
     const int *in;
+    const int *shifted;      /* a copy of in at a misaligned address */
     int *data;
-    int *total;              /* the separate total of ownTotal variants */
+    int *total;              /* the separate total (F_OWN_TOTAL, V_PASS) */
     void *cubTemp;
     size_t cubBytes;
 } Run;
 
-/* The plan's tile and add-back grids for small-grid runs: far fewer blocks
- * than tiles, so every kernel must stride to cover them. */
 #define SMALL_TILE_GRID 3
 #define SMALL_GRID 5
+#define SMALL_PASS_GRID 3
+#define STALL_NS 4000u
+
+static int isInPlace(const Variant *v)
+{
+    return v->kind == V_COURSE || v->kind == V_WITH ||
+           (v->kind == V_PASS && (v->flags & F_IN_PLACE));
+}
 
 /* Enqueues one run on the default stream (an hx_work). */
 static void runVariant(void *ctx)
 {
     Run *r = (Run *)ctx;
     const Variant *v = r->v;
-    int *total = v->ownTotal ? r->total : NULL;
-    if (v->smallGrid) {
+    const int inclusive = (v->flags & F_INCLUSIVE) != 0;
+    int *total = v->flags & F_OWN_TOTAL ? r->total : NULL;
+    if (v->flags & F_SMALL_GRID) {
         r->plan->tileGrid = SMALL_TILE_GRID;
         r->plan->grid = SMALL_GRID;
     }
     switch (v->kind) {
+    case V_MEMCPY:
+        HX_CHECK(cudaMemcpyAsync(r->data, r->in, r->n * sizeof(int),
+                                 cudaMemcpyDeviceToDevice, 0));
+        break;
     case V_COPY:
         copyInts<<<hx_grid_for(r->dev, r->n, COPY_THREADS), COPY_THREADS>>>(
             r->in, r->data, r->n);
         HX_CHECK_LAUNCH("copyInts");
         break;
     case V_COURSE:
-        if (v->inclusive)
+        if (inclusive)
             scanInclusive(r->plan, r->data, total, 0);
         else
             scanExclusive(r->plan, r->data, total, 0);
         break;
     case V_WITH:
-        scanWith(r->plan, v->kernel, v->threads, r->data, total, v->inclusive,
+        scanWith(r->plan, v->kernel, v->threads, r->data, total, inclusive,
                  0);
         break;
+    case V_PASS: {
+        const int *in = v->flags & F_IN_PLACE ? r->data
+                        : v->flags & F_SHIFTED ? r->shifted : r->in;
+        singlePassRun(r->pass, v->config, in, r->data, r->total, inclusive,
+                      v->flags & F_SMALL_GRID ? SMALL_PASS_GRID : 0,
+                      v->flags & F_STALL ? STALL_NS : 0);
+        break;
+    }
     case V_CUB: {
         size_t bytes = r->cubBytes;
         HX_CHECK(cub::DeviceScan::ExclusiveSum(r->cubTemp, bytes, r->in,
@@ -234,21 +516,38 @@ static void runVariant(void *ctx)
     r->plan->grid = 0;
 }
 
-/* Launches of one run, for the table. CUB's count is from its dispatch
- * (cub/device/dispatch/dispatch_scan.cuh): a kernel that initialises the
- * tile states, then one scan pass; nothing when n = 0. */
+/* Launches of one run, for the table (a memset counts as one). CUB's
+ * count is from its dispatch (cub/device/dispatch/dispatch_scan.cuh): a
+ * kernel that initialises the tile states, then one scan pass. */
 static int launchesOf(const Variant *v, const ScanPlan *plan)
 {
     switch (v->kind) {
+    case V_MEMCPY:
     case V_COPY: return 1;
+    case V_PASS: return plan->n ? 2 : 1;
     case V_CUB: return plan->n ? 2 : 0;
     default: return scanLaunches(plan);
     }
 }
 
-static int isInPlace(const Variant *v)
+/* The bytes a row's algorithm must move (its floor): a copy and a
+ * single-pass scan read n ints and write n (the look-back's status words
+ * are 8 bytes per tile of thousands of ints, left out); the course scan
+ * does that at every level in its tile kernel and again in addTileOffsets
+ * (which also reads one offset per tile). */
+static double floorBytes(const Variant *v, const ScanPlan *plan)
 {
-    return v->kind == V_COURSE || v->kind == V_WITH;
+    if (v->kind != V_COURSE && v->kind != V_WITH)
+        return 2.0 * plan->n * sizeof(int);
+    double ints = 0;
+    for (int l = 0; l < plan->levels; ++l) {
+        const double c = (double)plan->count[l];
+        const double tiles = (double)((plan->count[l] + SCAN_TILE - 1) /
+                                      SCAN_TILE);
+        ints += 2 * c + tiles;
+        if (l + 1 < plan->levels) ints += 2 * c + tiles;
+    }
+    return ints * sizeof(int);
 }
 
 /* CUB's temporary storage for n ints (a query: launches nothing). */
@@ -287,83 +586,100 @@ static int *hostInts(size_t n)
     return (int *)malloc((n ? n : 1) * sizeof(int));
 }
 
-#define FETCH_CHUNK ((size_t)1 << 22)   /* ints fetched per copy */
+/* The int that a sum of exact value x leaves after wrapping modulo 2^32. */
+static int wrapInt(long long x)
+{
+    const uint32_t u = (uint32_t)(uint64_t)x;
+    int v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
 
-/* Compares the device output out[0..n) of a guarded buffer with want
- * element for element, fetching it in chunks of FETCH_CHUNK ints (so a
- * 2^30-element check holds two arrays on the host, not three), and scans
- * both guards. On failure prints hx_check_equal's line for the whole
- * array (what names the size, input and variant), the guard lines, and
- * returns 1. chunk holds FETCH_CHUNK ints. */
-static int checkOutput(const char *what, const hx_guarded *b, const int *want,
-                       int *chunk)
+/* The device buffers a check compares against, and the device-side
+ * mismatch record. */
+typedef struct {
+    const int *in;       /* the input, on the device */
+    const int *ref;      /* the host's exclusive reference, uploaded */
+    long long total;     /* exact sum of the input */
+    Mismatch *mismatch;  /* device */
+} Expect;
+
+/* Compares the device output out[0..n) of a guarded buffer with the
+ * expectation (the input for a copy, the exclusive reference, or it plus
+ * the input for an inclusive scan), element for element on the device, and
+ * scans both guards. On failure prints one line like hx_check_equal's
+ * (what names the size, input and row), the guard lines, and returns 1. */
+static int checkOutput(const char *what, const hx_guarded *b, const int *ref,
+                       const int *plus, const Expect *e)
 {
     const size_t n = b->n, G = HX_GUARD_WORDS;
-    size_t bad = 0, unwritten = 0, first = 0;
-    int got = 0, wantv = 0;
-
-    for (size_t off = 0; off < n; off += FETCH_CHUNK) {
-        const size_t len = n - off < FETCH_CHUNK ? n - off : FETCH_CHUNK;
-        hx_cmp r;
-        HX_CHECK(cudaMemcpy(chunk, b->data + off, len * sizeof(int),
+    Mismatch m = {0, 0, ULLONG_MAX};
+    HX_CHECK(cudaMemcpy(e->mismatch, &m, sizeof m, cudaMemcpyHostToDevice));
+    if (n) {
+        compareInts<<<hx_grid_for(NULL, n, 256), 256>>>(b->data, ref, plus, n,
+                                                        e->mismatch);
+        HX_CHECK_LAUNCH("compareInts");
+    }
+    HX_CHECK(cudaMemcpy(&m, e->mismatch, sizeof m, cudaMemcpyDeviceToHost));
+    if (m.bad) {
+        int got = 0, r = 0, p = 0;
+        HX_CHECK(cudaMemcpy(&got, b->data + m.first, sizeof got,
                             cudaMemcpyDeviceToHost));
-        if (hx_check_equal(what, chunk, want + off, len, &r, NULL)) {
-            if (!bad) {
-                first = off + r.first;
-                got = r.got;
-                wantv = r.want;
-            }
-            bad += r.bad;
-            unwritten += r.unwritten;
-        }
+        HX_CHECK(cudaMemcpy(&r, ref + m.first, sizeof r,
+                            cudaMemcpyDeviceToHost));
+        if (plus)
+            HX_CHECK(cudaMemcpy(&p, plus + m.first, sizeof p,
+                                cudaMemcpyDeviceToHost));
+        printf("%s: FAIL at n=%zu: first bad index %llu: got %d, want %d; "
+               "%llu of %zu slots differ (%llu never written)\n", what, n,
+               m.first, got, wrapInt((long long)r + p), m.bad, n,
+               m.unwritten);
     }
 
     /* The guards, with offsets relative to out[0] as hx_guard.h defines. */
+    int *guard = hostInts(G);
     hx_guard_report g;
     memset(&g, 0, sizeof g);
-    HX_CHECK(cudaMemcpy(chunk, b->base, G * sizeof(int),
+    HX_CHECK(cudaMemcpy(guard, b->base, G * sizeof(int),
                         cudaMemcpyDeviceToHost));
     for (size_t j = 0; j < G; ++j)
-        if (chunk[j] != HX_GUARD_WORD) {
+        if (guard[j] != HX_GUARD_WORD) {
             g.before++;
             g.first_before = (long long)j - (long long)G;  /* nearest wins */
-            g.value_before = chunk[j];
+            g.value_before = guard[j];
         }
-    HX_CHECK(cudaMemcpy(chunk, b->data + n, G * sizeof(int),
+    HX_CHECK(cudaMemcpy(guard, b->data + n, G * sizeof(int),
                         cudaMemcpyDeviceToHost));
     for (size_t j = G; j-- > 0;)
-        if (chunk[j] != HX_GUARD_WORD) {
+        if (guard[j] != HX_GUARD_WORD) {
             g.after++;
             g.first_after = (long long)(n + j);
-            g.value_after = chunk[j];
+            g.value_after = guard[j];
         }
-
-    if (bad)
-        printf("%s: FAIL at n=%zu: first bad index %zu: got %d, want %d; "
-               "%zu of %zu slots differ (%zu never written)\n",
-               what, n, first, got, wantv, bad, n, unwritten);
+    free(guard);
     if (g.before || g.after) hx_guard_print(what, n, &g, stdout);
-    return bad || g.before || g.after;
+    return m.bad || g.before || g.after;
 }
 
-/* Checks the total a run left in device memory. */
+/* Checks the total a run left in device memory (modulo 2^32). */
 static int checkTotal(const char *what, const int *dTotal, long long want)
 {
     int got = 0;
     HX_CHECK(cudaMemcpy(&got, dTotal, sizeof got, cudaMemcpyDeviceToHost));
-    if ((long long)got == want) return 0;
-    printf("%s: FAIL: device total %d, want %lld\n", what, got, want);
+    if (got == wrapInt(want)) return 0;
+    printf("%s: FAIL: device total %d, want %d (exact sum %lld)\n", what,
+           got, wrapInt(want), want);
     return 1;
 }
 
-/* Runs v once on a fresh copy of the input (already in r->in) with every
- * output poisoned first: the guarded buffer (for out-of-place rows, so an
- * unwritten slot shows as HX_POISON), the plan's level sums and total, and
- * the separate total. The level sums are all written before any is read,
- * so poison that leaked into a result would show as a wrong value.
+/* Runs v once with every output poisoned first: the guarded buffer (for
+ * out-of-place rows, so an unwritten slot shows as HX_POISON), the plan's
+ * level sums and total, and the separate total; in-place rows start from a
+ * fresh copy of the input. The level sums are all written before any is
+ * read, so poison that leaked into a result would show as a wrong value.
  * Returns 1 on failure, after printing it. */
-static int checkVariant(Run *r, hx_guarded *b, const int *want,
-                        long long wantTotal, const char *label, int *chunk)
+static int checkVariant(Run *r, hx_guarded *b, const Expect *e,
+                        const char *label)
 {
     const Variant *v = r->v;
     char what[256];
@@ -380,37 +696,69 @@ static int checkVariant(Run *r, hx_guarded *b, const int *want,
     runVariant(r);
     HX_CHECK(cudaDeviceSynchronize());
 
-    if (checkOutput(what, b, want, chunk)) return 1;
+    const int copies = v->kind == V_MEMCPY || v->kind == V_COPY;
+    const int inclusive = (v->flags & F_INCLUSIVE) != 0;
+    if (checkOutput(what, b, copies ? e->in : e->ref,
+                    inclusive ? e->in : NULL, e))
+        return 1;
+    if (v->kind == V_PASS) return checkTotal(what, r->total, e->total);
     if (isInPlace(v))
-        return checkTotal(what, v->ownTotal ? r->total : r->plan->total,
-                          wantTotal);
+        return checkTotal(what, v->flags & F_OWN_TOTAL ? r->total
+                                                       : r->plan->total,
+                          e->total);
     return 0;
 }
 
-/* Every variant the self-check runs. Exclusive ones first: the check
- * computes one reference at a time to keep two arrays on the host. */
+/* Every variant the self-check runs. */
+#define P_PROD 0   /* passConfigs' production configuration */
 static const Variant checkVariants[] = {
-    {"scanExclusive", V_COURSE, NULL, 0, 0, 0, 0},
-    {"scanExclusive (tileGrid 3, grid 5)", V_COURSE, NULL, 0, 0, 1, 1},
+    {"scanExclusive", V_COURSE, NULL, 0, 0, 0},
+    {"scanExclusive (tileGrid 3, grid 5)", V_COURSE, NULL, 0, 0,
+     F_SMALL_GRID | F_OWN_TOTAL},
     {"scanWith(scanTileHillisSteele) exclusive", V_WITH,
-     scanTileHillisSteele, SCAN_TILE, 0, 0, 1},
+     scanTileHillisSteele, SCAN_TILE, 0, F_OWN_TOTAL},
     {"scanWith(scanTileWarp) exclusive", V_WITH, scanTileWarp, SCAN_TILE, 0,
-     0, 0},
+     0},
     {"scanWith(scanTileWarp) exclusive (tileGrid 3, grid 5)", V_WITH,
-     scanTileWarp, SCAN_TILE, 0, 1, 0},
-    {"cub::DeviceScan::ExclusiveSum", V_CUB, NULL, 0, 0, 0, 0},
-    {"scanInclusive", V_COURSE, NULL, 0, 1, 0, 1},
-    {"scanInclusive (tileGrid 3, grid 5)", V_COURSE, NULL, 0, 1, 1, 0},
+     scanTileWarp, SCAN_TILE, 0, F_SMALL_GRID},
+    {"cub::DeviceScan::ExclusiveSum", V_CUB, NULL, 0, 0, 0},
+    {"scanInclusive", V_COURSE, NULL, 0, 0, F_INCLUSIVE | F_OWN_TOTAL},
+    {"scanInclusive (tileGrid 3, grid 5)", V_COURSE, NULL, 0, 0,
+     F_INCLUSIVE | F_SMALL_GRID},
     {"scanWith(scanTileHillisSteele) inclusive", V_WITH,
-     scanTileHillisSteele, SCAN_TILE, 1, 0, 0},
+     scanTileHillisSteele, SCAN_TILE, 0, F_INCLUSIVE},
     {"scanWith(scanTileHillisSteele) inclusive (tileGrid 3, grid 5)", V_WITH,
-     scanTileHillisSteele, SCAN_TILE, 1, 1, 1},
-    {"scanWith(scanTileWarp) inclusive", V_WITH, scanTileWarp, SCAN_TILE, 1,
-     0, 1},
+     scanTileHillisSteele, SCAN_TILE, 0,
+     F_INCLUSIVE | F_SMALL_GRID | F_OWN_TOTAL},
+    {"scanWith(scanTileWarp) inclusive", V_WITH, scanTileWarp, SCAN_TILE, 0,
+     F_INCLUSIVE | F_OWN_TOTAL},
+    /* The single pass: production configuration both ways, then the ways
+     * a caller or the GPU can make it harder. */
+    {"singlePassScan exclusive", V_PASS, NULL, 0, P_PROD, 0},
+    {"singlePassScan inclusive", V_PASS, NULL, 0, P_PROD, F_INCLUSIVE},
+    {"singlePassScan exclusive, in place", V_PASS, NULL, 0, P_PROD,
+     F_IN_PLACE},
+    {"singlePassScan inclusive, in place, 3 blocks", V_PASS, NULL, 0, P_PROD,
+     F_INCLUSIVE | F_IN_PLACE | F_SMALL_GRID},
+    {"singlePassScan exclusive, 3 blocks", V_PASS, NULL, 0, P_PROD,
+     F_SMALL_GRID},
+    {"singlePassScan exclusive, input misaligned (int loads)", V_PASS, NULL,
+     0, P_PROD, F_SHIFTED},
+    {"singlePassScan inclusive, stalled look-back", V_PASS, NULL, 0, P_PROD,
+     F_INCLUSIVE | F_STALL},
+    {"singlePassScan exclusive, one block per tile", V_PASS, NULL, 0, 6, 0},
+    {"singlePassScan exclusive, 128 x 16", V_PASS, NULL, 0, 1, 0},
+    {"singlePassScan exclusive, 512 x 16", V_PASS, NULL, 0, 2, 0},
+    {"singlePassScan exclusive, 256 x 8", V_PASS, NULL, 0, 3, 0},
+    {"singlePassScan inclusive, 256 x 32", V_PASS, NULL, 0, 4, F_INCLUSIVE},
+    {"singlePassScan exclusive, relaxed, stalled", V_PASS, NULL, 0, 5,
+     F_STALL},
 };
 #define CHECK_VARIANTS (sizeof checkVariants / sizeof checkVariants[0])
 
-typedef enum { IN_RANDOM, IN_ONES, IN_ZEROS, IN_LARGEST, IN_KINDS } InputKind;
+typedef enum {
+    IN_RANDOM, IN_ONES, IN_ZEROS, IN_LARGEST, IN_WRAPS, IN_KINDS
+} InputKind;
 
 /* Random values are in [0, hi] with hi = 7, lowered so n * hi fits in
  * int: every prefix then fits, whatever the draw. */
@@ -425,23 +773,26 @@ static void describeInput(InputKind k, size_t n, char *s, size_t len)
     case IN_RANDOM: snprintf(s, len, "random [0,%d]", randomHigh(n)); break;
     case IN_ONES: snprintf(s, len, "all ones"); break;
     case IN_ZEROS: snprintf(s, len, "all zeros"); break;
-    default:
+    case IN_LARGEST:
         snprintf(s, len, n ? "largest (total INT_MAX)" : "largest (empty)");
         break;
+    default: snprintf(s, len, "any int (sums wrap)"); break;
     }
 }
 
 /* IN_LARGEST: a[i] = floor((i+1) M / n) - floor(i M / n) with M = INT_MAX,
  * so each value is M / n or one more, spread evenly, the exclusive prefix
  * at i is floor(i M / n), and the total is exactly INT_MAX: the largest
- * input whose total still fits in int. */
+ * input whose total still fits in int. IN_WRAPS: any int, so the sums wrap
+ * modulo 2^32 (only the single pass promises that; the course scan and CUB
+ * are held to totals that fit). */
 static void fillInput(InputKind k, int *a, size_t n, uint64_t seed)
 {
     switch (k) {
     case IN_RANDOM: hx_fill_uniform(a, n, 0, randomHigh(n), seed); break;
     case IN_ONES: hx_fill_const(a, n, 1); break;
     case IN_ZEROS: hx_fill_const(a, n, 0); break;
-    default: {
+    case IN_LARGEST: {
         if (n == 0) break;
         /* Without a division per element: acc = (i * (M % n)) mod n, and
          * a[i] gets the carry when acc wraps past n. */
@@ -455,15 +806,124 @@ static void fillInput(InputKind k, int *a, size_t n, uint64_t seed)
         }
         break;
     }
+    default: hx_fill_uniform(a, n, INT_MIN, INT_MAX, seed); break;
     }
 }
 
-/* The huge size is checked with the course scans only: the contrasting
- * kernels and CUB are proven at the smaller sizes, and a 3-block grid
- * over 4 million tiles would take seconds per run. */
-static int runsAtHugeSize(const Variant *v)
+/* Which variants run at a size and input. The huge size runs the course
+ * scans and the single pass's plain runs only: the contrasting kernels,
+ * CUB and the other configurations are proven at the smaller sizes, and a
+ * 3-block grid over 4 million tiles would take seconds per run. */
+static int runsOn(const Variant *v, int huge, InputKind k)
 {
-    return v->kind == V_COURSE && !v->smallGrid;
+    if (k == IN_WRAPS && v->kind != V_PASS) return 0;
+    if (!huge) return 1;
+    if (v->kind == V_PASS)
+        return v->config == P_PROD &&
+               !(v->flags & (F_SMALL_GRID | F_SHIFTED | F_STALL));
+    return v->kind == V_COURSE && !(v->flags & F_SMALL_GRID);
+}
+
+/* The device buffers of one size, for the checks and the timings. */
+typedef struct {
+    size_t n;
+    ScanPlan plan;
+    PassPlan pass;
+    hx_guarded out;
+    int *in, *shift, *ref, *total;
+    Mismatch *mismatch;
+    void *cub;
+    size_t cubBytes;
+} Buffers;
+
+/* Device bytes of Buffers for n (shifted: with the misaligned copy). */
+static size_t buffersBytes(size_t n, int shifted)
+{
+    return (3 * n + 2 * HX_GUARD_WORDS + 8) * sizeof(int) +
+           (shifted ? (n + 4) * sizeof(int) : 0) + scanPlanBytes(n) +
+           cubTempBytes(n) +
+           lookbackBytes(n / PASS_SMALLEST_TILE + 1) + sizeof(Mismatch);
+}
+
+static void buffersCreate(Buffers *B, const hx_device *dev, size_t n,
+                          int shifted)
+{
+    memset(B, 0, sizeof *B);
+    B->n = n;
+    scanPlanCreate(&B->plan, n);
+    passPlanCreate(&B->pass, dev, n);
+    hx_guarded_alloc(&B->out, n);
+    HX_CHECK(cudaMalloc(&B->in, (n ? n : 1) * sizeof(int)));
+    HX_CHECK(cudaMalloc(&B->ref, (n ? n : 1) * sizeof(int)));
+    if (shifted) HX_CHECK(cudaMalloc(&B->shift, (n + 4) * sizeof(int)));
+    HX_CHECK(cudaMalloc(&B->total, sizeof(int)));
+    HX_CHECK(cudaMalloc(&B->mismatch, sizeof(Mismatch)));
+    B->cubBytes = cubTempBytes(n);
+    HX_CHECK(cudaMalloc(&B->cub, B->cubBytes));
+}
+
+static void buffersDestroy(Buffers *B)
+{
+    HX_CHECK(cudaFree(B->cub));
+    HX_CHECK(cudaFree(B->mismatch));
+    HX_CHECK(cudaFree(B->total));
+    if (B->shift) HX_CHECK(cudaFree(B->shift));
+    HX_CHECK(cudaFree(B->ref));
+    HX_CHECK(cudaFree(B->in));
+    hx_guarded_free(&B->out);
+    passPlanDestroy(&B->pass);
+    scanPlanDestroy(&B->plan);
+}
+
+/* Uploads the input and its host reference (want: a host buffer of n). */
+static void buffersLoad(Buffers *B, const int *in, int *want, Expect *e)
+{
+    const size_t n = B->n;
+    e->total = hx_scan_exclusive(in, want, n);
+    HX_CHECK(cudaMemcpy(B->in, in, n * sizeof(int), cudaMemcpyHostToDevice));
+    HX_CHECK(cudaMemcpy(B->ref, want, n * sizeof(int),
+                        cudaMemcpyHostToDevice));
+    if (B->shift)
+        HX_CHECK(cudaMemcpy(B->shift + 1, B->in, n * sizeof(int),
+                            cudaMemcpyDeviceToDevice));
+    e->in = B->in;
+    e->ref = B->ref;
+    e->mismatch = B->mismatch;
+}
+
+static Run runOf(const hx_device *dev, Buffers *B, const Variant *v)
+{
+    Run r;
+    memset(&r, 0, sizeof r);
+    r.dev = dev;
+    r.v = v;
+    r.plan = &B->plan;
+    r.pass = &B->pass;
+    r.n = B->n;
+    r.in = B->in;
+    r.shifted = B->shift ? B->shift + 1 : NULL;
+    r.data = B->out.data;
+    r.total = B->total;
+    r.cubTemp = B->cub;
+    r.cubBytes = B->cubBytes;
+    return r;
+}
+
+/* Host memory for an input and its reference, with room to spare; prints
+ * why not and returns 0 when it cannot be had. */
+static int hostBuffers(size_t n, int **in, int **want)
+{
+    const size_t bytes = 2 * n * sizeof(int);
+    *in = *want = NULL;
+    if (hostAvailableBytes() >= bytes + ((size_t)256 << 20)) {
+        *in = hostInts(n);
+        *want = hostInts(n);
+    }
+    if (*in && *want) return 1;
+    free(*in);
+    free(*want);
+    *in = *want = NULL;
+    return 0;
 }
 
 /* Checks every variant on every input at size n. Returns HX_EXIT_OK,
@@ -471,73 +931,37 @@ static int runsAtHugeSize(const Variant *v)
  * line saying the size was skipped (not enough device or host memory). */
 static int checkSize(const hx_device *dev, size_t n, int huge, uint64_t seed)
 {
-    const size_t cubBytes = cubTempBytes(n);
-    const size_t devBytes = (2 * n + 2 * HX_GUARD_WORDS + 1) * sizeof(int) +
-                            scanPlanBytes(n) + (huge ? 0 : cubBytes);
-    const size_t hostBytes = (2 * n + FETCH_CHUNK) * sizeof(int);
     const double mib = 1024.0 * 1024.0;
-
+    const size_t devBytes = buffersBytes(n, !huge);
     if (!hx_fits(dev, devBytes)) {
         printf("  n=%zu: skipped: needs %.0f MiB of device memory, %.0f MiB "
                "free\n", n, devBytes / mib, dev->free_mem / mib);
         return HX_EXIT_OK;
     }
-    const size_t avail = hostAvailableBytes();
-    if (avail < hostBytes + ((size_t)256 << 20)) {
-        printf("  n=%zu: skipped: needs %.0f MiB of host memory, %.0f MiB "
-               "available\n", n, hostBytes / mib, avail / mib);
+    int *in, *want;
+    if (!hostBuffers(n, &in, &want)) {
+        printf("  n=%zu: skipped: needs %.0f MiB of host memory\n", n,
+               2.0 * n * sizeof(int) / mib);
         return HX_EXIT_OK;
     }
-    int *in = hostInts(n), *want = hostInts(n), *chunk = hostInts(FETCH_CHUNK);
-    if (!in || !want || !chunk) {
-        printf("  n=%zu: skipped: host allocation of %.0f MiB failed\n", n,
-               hostBytes / mib);
-        free(in);
-        free(want);
-        free(chunk);
-        return HX_EXIT_OK;
-    }
-
-    ScanPlan plan;
-    scanPlanCreate(&plan, n);
-    hx_guarded b;
-    hx_guarded_alloc(&b, n);
-    int *dIn = NULL, *dTotal = NULL;
-    void *dCub = NULL;
-    HX_CHECK(cudaMalloc(&dIn, (n ? n : 1) * sizeof(int)));
-    HX_CHECK(cudaMalloc(&dTotal, sizeof(int)));
-    if (!huge) HX_CHECK(cudaMalloc(&dCub, cubBytes));
-
-    Run r;
-    memset(&r, 0, sizeof r);
-    r.dev = dev;
-    r.plan = &plan;
-    r.n = n;
-    r.in = dIn;
-    r.total = dTotal;
-    r.cubTemp = dCub;
-    r.cubBytes = cubBytes;
+    Buffers B;
+    buffersCreate(&B, dev, n, !huge);
 
     int rc = HX_EXIT_OK;
     for (int k = 0; k < IN_KINDS && rc == HX_EXIT_OK; ++k) {
+        if (huge && k == IN_WRAPS) continue;
         char input[64], label[160];
         describeInput((InputKind)k, n, input, sizeof input);
         snprintf(label, sizeof label, "n=%zu %s:", n, input);
         fillInput((InputKind)k, in, n, seed + (uint64_t)k);
-        HX_CHECK(cudaMemcpy(dIn, in, n * sizeof(int),
-                            cudaMemcpyHostToDevice));
-        int ran = 0, refInclusive = -1;
-        long long total = 0;
+        Expect e;
+        buffersLoad(&B, in, want, &e);
+        int ran = 0;
         for (size_t j = 0; j < CHECK_VARIANTS; ++j) {
             const Variant *v = &checkVariants[j];
-            if (huge && !runsAtHugeSize(v)) continue;
-            if (v->inclusive != refInclusive) {
-                total = v->inclusive ? hx_scan_inclusive(in, want, n)
-                                     : hx_scan_exclusive(in, want, n);
-                refInclusive = v->inclusive;
-            }
-            r.v = v;
-            if (checkVariant(&r, &b, want, total, label, chunk)) {
+            if (!runsOn(v, huge, (InputKind)k)) continue;
+            Run r = runOf(dev, &B, v);
+            if (checkVariant(&r, &B.out, &e, label)) {
                 printf("FAIL: n=%zu, input %s (seed %llu), variant %s\n", n,
                        input, (unsigned long long)(seed + (uint64_t)k),
                        v->name);
@@ -547,23 +971,85 @@ static int checkSize(const hx_device *dev, size_t n, int huge, uint64_t seed)
             ++ran;
         }
         if (rc == HX_EXIT_OK)
-            printf("  n=%-10zu %-24s pass (%d variants; levels %d; total "
-                   "%lld)\n", n, input, ran, plan.levels, total);
+            printf("  n=%-10zu %-24s pass (%2d variants; levels %d; %zu "
+                   "tiles of %d; total %d)\n", n, input, ran, B.plan.levels,
+                   passTiles(&passConfigs[P_PROD], n),
+                   passConfigs[P_PROD].threads * passConfigs[P_PROD].items,
+                   wrapInt(e.total));
     }
-
-    if (dCub) HX_CHECK(cudaFree(dCub));
-    HX_CHECK(cudaFree(dTotal));
-    HX_CHECK(cudaFree(dIn));
-    hx_guarded_free(&b);
-    scanPlanDestroy(&plan);
+    buffersDestroy(&B);
     free(in);
     free(want);
-    free(chunk);
     return rc;
 }
 
-/* --check: every size of the lesson's list (or only --n when given), every
- * input, every variant. */
+/* The __restrict__ example (see chunkScan): both kernels on distinct
+ * buffers must give the inclusive scan of each chunk; chunkScan in place
+ * must give what its source says in place (each prefix added to itself);
+ * what chunkScanRestrict gives in place is printed, never judged. */
+static int checkAliasing(uint64_t seed)
+{
+    const size_t chunks = 512, n = chunks * CHUNK;
+    int *in = hostInts(n), *incl = hostInts(n), *got = hostInts(n);
+    int *dIn = NULL, *dOut = NULL;
+    hx_fill_uniform(in, n, 0, 1000, seed);
+    for (size_t c = 0; c < chunks; ++c)
+        hx_scan_inclusive(in + c * CHUNK, incl + c * CHUNK, CHUNK);
+    HX_CHECK(cudaMalloc(&dIn, n * sizeof(int)));
+    HX_CHECK(cudaMalloc(&dOut, n * sizeof(int)));
+
+    printf("__restrict__ broken on purpose: chunks of %d ints scanned "
+           "inclusive (exclusive, then each input added back), n = %zu\n",
+           CHUNK, n);
+    int rc = HX_EXIT_OK;
+    for (int restricted = 0; restricted < 2; ++restricted) {
+        const char *name = restricted ? "chunkScanRestrict" : "chunkScan";
+        for (int inPlace = 0; inPlace < 2; ++inPlace) {
+            int *src = inPlace ? dOut : dIn;
+            HX_CHECK(cudaMemcpy(src, in, n * sizeof(int),
+                                cudaMemcpyHostToDevice));
+            if (!inPlace)
+                HX_CHECK(cudaMemset(dOut, HX_POISON_BYTE, n * sizeof(int)));
+            if (restricted)
+                chunkScanRestrict<<<4, 128>>>(src, dOut, chunks, 1);
+            else
+                chunkScan<<<4, 128>>>(src, dOut, chunks, 1);
+            HX_CHECK_LAUNCH("chunkScan");
+            HX_CHECK(cudaMemcpy(got, dOut, n * sizeof(int),
+                                cudaMemcpyDeviceToHost));
+            size_t bad = 0, doubled = 0;
+            for (size_t i = 0; i < n; ++i) {
+                const int excl = incl[i] - in[i];
+                bad += got[i] != incl[i];
+                doubled += got[i] == 2 * excl;
+            }
+            const char *where = inPlace ? "in place" : "in -> out";
+            if (!inPlace || !restricted) {
+                /* Defined results: the scan out of place; chunkScan's own
+                 * reading of its source in place. */
+                const size_t wrong = inPlace ? n - doubled : bad;
+                printf("  %-18s %-9s %s (%zu of %zu slots %s)\n", name, where,
+                       wrong ? "FAIL" : "as the source says", wrong, n,
+                       inPlace ? "differ from 2 x the exclusive prefix"
+                               : "differ from the inclusive scan");
+                if (wrong) rc = HX_EXIT_FAIL;
+            } else {
+                printf("  %-18s %-9s not defined: %zu of %zu slots differ "
+                       "from the inclusive scan, %zu equal 2 x the "
+                       "exclusive prefix\n", name, where, bad, n, doubled);
+            }
+        }
+    }
+    HX_CHECK(cudaFree(dOut));
+    HX_CHECK(cudaFree(dIn));
+    free(in);
+    free(incl);
+    free(got);
+    return rc;
+}
+
+/* --check: every size of the list (or only --n when given), every input,
+ * every variant; then the __restrict__ example. */
 static int selfCheck(const hx_device *dev, const hx_opts *o)
 {
     hx_rng rng;
@@ -571,49 +1057,99 @@ static int selfCheck(const hx_device *dev, const hx_opts *o)
     const size_t randomOdd = 2 * (size_t)hx_rng_below(&rng, (uint64_t)1 << 24)
                              + 1;
     const size_t huge = ((size_t)1 << 30) + 12345;
-    const size_t sizes[] = {0, 1, 255, 256, 257, 65535, 65536, 65537,
-                            16777216, 16777217, randomOdd, huge};
+    /* A tile of the production configuration is 4096 ints: sizes around
+     * it, 300 tiles plus a partial vector (the debug stalls' runs of 64
+     * tiles begin at tile 64), and 2^24 (4096 tiles) and up for a deep
+     * look-back. */
+    const size_t sizes[] = {0, 1, 3, 255, 256, 257, 4095, 4096, 4097,
+                            65535, 65536, 65537, 300 * 4096 + 3, 16777216,
+                            16777217, randomOdd, huge};
     const size_t count = sizeof sizes / sizeof sizes[0];
 
-    printf("self-check, seed %llu: exclusive and inclusive scans compared "
-           "element for element with the host, device totals exactly; "
-           "outputs poisoned and guarded\n", (unsigned long long)o->seed);
+    printf("self-check, seed %llu: every scan compared element for element "
+           "with the host's (on the device), device totals exactly (modulo "
+           "2^32); outputs poisoned and guarded\n",
+           (unsigned long long)o->seed);
     if (o->n_set) {
         printf("size: --n %zu only\n", o->n);
         /* Past 2^26 the 3-block grids would take seconds per run. */
-        const int rc = checkSize(dev, o->n, o->n > ((size_t)1 << 26),
-                                 o->seed);
+        int rc = checkSize(dev, o->n, o->n > ((size_t)1 << 26), o->seed);
+        if (rc == HX_EXIT_OK) rc = checkAliasing(o->seed);
         if (rc == HX_EXIT_OK) printf("self-check: pass\n");
         return rc;
     }
-    printf("sizes: 0, 1, 255, 256, 257, 65535, 65536, 65537, 16777216, "
-           "16777217, %zu (random odd, from the seed), %zu (over 2^30)\n",
-           randomOdd, huge);
+    printf("sizes:");
+    for (size_t s = 0; s < count; ++s)
+        printf("%s %zu", s ? "," : "", sizes[s]);
+    printf(" (%zu: random odd, from the seed; %zu: over 2^30)\n", randomOdd,
+           huge);
     for (size_t s = 0; s < count; ++s) {
         const int rc = checkSize(dev, sizes[s], sizes[s] == huge,
                                  o->seed + 16 * s);
         if (rc != HX_EXIT_OK) return rc;
     }
-    printf("self-check: pass\n");
-    return HX_EXIT_OK;
+    const int rc = checkAliasing(o->seed);
+    if (rc == HX_EXIT_OK) printf("self-check: pass\n");
+    return rc;
 }
 
 /* ------------------------------------------------------------------------
  * Timing
  * ---------------------------------------------------------------------- */
 
-/* The rows of the table, in order; the first is the copy every row is
- * compared with. */
-static const Variant timedVariants[] = {
-    {"copyInts", V_COPY, NULL, 0, 0, 0, 0},
-    {"scanExclusive (scanTile)", V_COURSE, NULL, 0, 0, 0, 0},
-    {"scanInclusive (scanTile)", V_COURSE, NULL, 0, 1, 0, 0},
-    {"scanWith(scanTileHillisSteele)", V_WITH, scanTileHillisSteele,
-     SCAN_TILE, 0, 0, 0},
-    {"scanWith(scanTileWarp)", V_WITH, scanTileWarp, SCAN_TILE, 0, 0, 0},
-    {"cub::DeviceScan::ExclusiveSum", V_CUB, NULL, 0, 0, 0, 0},
-};
-#define TIMED_VARIANTS (sizeof timedVariants / sizeof timedVariants[0])
+static double wallSeconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Where a run's host time goes, printed at the end. */
+typedef struct {
+    double input, reference, checks, timing;
+} Phases;
+
+/* Checks rows[0..k) at B's size (the input and reference already loaded),
+ * then times them interleaved. Returns HX_EXIT_OK or HX_EXIT_FAIL (after
+ * printing the failure; nothing is timed then). */
+static int checkThenTime(const hx_device *dev, Buffers *B, const Expect *e,
+                         const Variant *const rows[], int k,
+                         const hx_opts *o, hx_timing t[], Phases *ph)
+{
+    Run *runs = (Run *)malloc((size_t)k * sizeof *runs);
+    hx_work *works = (hx_work *)malloc((size_t)k * sizeof *works);
+    void **ctxs = (void **)malloc((size_t)k * sizeof *ctxs);
+    double t0 = wallSeconds();
+    int rc = HX_EXIT_OK;
+    for (int j = 0; j < k && rc == HX_EXIT_OK; ++j) {
+        runs[j] = runOf(dev, B, rows[j]);
+        if (checkVariant(&runs[j], &B->out, e, "before timing:")) {
+            printf("FAIL: n=%zu, row %s: nothing timed\n", B->n,
+                   rows[j]->name);
+            rc = HX_EXIT_FAIL;
+        }
+        works[j] = runVariant;
+        ctxs[j] = &runs[j];
+    }
+    ph->checks += wallSeconds() - t0;
+    if (rc == HX_EXIT_OK) {
+        t0 = wallSeconds();
+        hx_time_set(k, works, ctxs, o->warmup, o->runs, t);
+        ph->timing += wallSeconds() - t0;
+    }
+    free(runs);
+    free(works);
+    free(ctxs);
+    return rc;
+}
+
+/* The floor of each row from the memcpy row (rows[0]) in the same run. */
+static double floorMs(const Variant *v, const ScanPlan *plan,
+                      const hx_timing *memcpyT)
+{
+    return hx_floor_ms(floorBytes(v, plan), 2.0 * plan->n * sizeof(int),
+                       memcpyT->median_ms);
+}
 
 static void printLevels(const ScanPlan *plan)
 {
@@ -621,145 +1157,273 @@ static void printLevels(const ScanPlan *plan)
         printf("levels: none (n = 0: the scan only zeroes the total)\n");
         return;
     }
-    printf("tiles of %d at each level:", SCAN_TILE);
+    printf("course scan, tiles of %d at each level:", SCAN_TILE);
     for (int l = 0; l < plan->levels; ++l)
         printf("%s %zu -> %zu", l ? "," : "", plan->count[l],
                (plan->count[l] + SCAN_TILE - 1) / SCAN_TILE);
-    printf(" (elements -> tiles)\n");
-    printf("levels: %d; one scan = %d tile scans + %d add-backs = %d "
-           "launches\n", plan->levels, plan->levels, plan->levels - 1,
+    printf(" (elements -> tiles); %d levels = %d launches\n", plan->levels,
            scanLaunches(plan));
 }
 
-static int timeAll(const hx_device *dev, const hx_opts *o)
+/* Sizes a timing run: --n, or the default from the GPU's L2 and memory.
+ * Returns (size_t)-1 after printing why when the buffers do not fit. */
+static size_t timingSize(const hx_device *dev, const hx_opts *o, char *why,
+                         size_t whylen)
 {
-    const double mib = 1024.0 * 1024.0;
-    /* Per element: the input and the output (two ints), plus one byte
-     * that covers the level sums (about n / 255 ints) and CUB's
-     * temporary storage. */
-    const size_t bytesPerElement = 2 * sizeof(int) + 1;
-    char why[512];
+    /* Per element: input, output and reference (three ints), plus one byte
+     * for the level sums, CUB's storage and the look-back's status. */
+    const size_t bytesPerElement = 3 * sizeof(int) + 1;
     size_t n;
     if (o->n_set) {
         n = o->n;
-        snprintf(why, sizeof why, "set by --n");
+        snprintf(why, whylen, "set by --n");
     } else {
-        n = hx_default_n(dev, bytesPerElement, why, sizeof why);
+        n = hx_default_n(dev, bytesPerElement, why, whylen);
     }
-    const size_t cubBytes = cubTempBytes(n);
-    const size_t devBytes = (2 * n + 2 * HX_GUARD_WORDS + 1) * sizeof(int) +
-                            scanPlanBytes(n) + cubBytes;
+    const size_t devBytes = buffersBytes(n, 0);
     if (!hx_fits(dev, devBytes)) {
         fprintf(stderr, "%s: n = %zu needs %.0f MiB of device memory; %.0f "
-                "MiB are free\n", PROG, n, devBytes / mib,
-                dev->free_mem / mib);
-        return HX_EXIT_NOMEM;
+                "MiB are free\n", PROG, n, devBytes / 1048576.0,
+                dev->free_mem / 1048576.0);
+        return (size_t)-1;
     }
-    const size_t hostBytes = (2 * n + FETCH_CHUNK) * sizeof(int);
-    int *in = NULL, *want = NULL, *chunk = NULL;
-    if (hostAvailableBytes() >= hostBytes + ((size_t)256 << 20)) {
-        in = hostInts(n);
-        want = hostInts(n);
-        chunk = hostInts(FETCH_CHUNK);
-    }
-    if (!in || !want || !chunk) {
+    return n;
+}
+
+/* The input of every timing run: uniform in [0, hi], every prefix fits.
+ * Loads B and fills *e; host buffers are freed before returning. */
+static int loadTimingInput(Buffers *B, const hx_opts *o, Expect *e,
+                           Phases *ph)
+{
+    int *in, *want;
+    if (!hostBuffers(B->n, &in, &want)) {
         fprintf(stderr, "%s: n = %zu needs %.0f MiB of host memory for the "
-                "input and its reference; not available\n", PROG, n,
-                hostBytes / mib);
-        free(in);
-        free(want);
-        free(chunk);
+                "input and its reference; not available\n", PROG, B->n,
+                2.0 * B->n * sizeof(int) / 1048576.0);
         return HX_EXIT_NOMEM;
     }
-
-    const int hi = randomHigh(n);
-    printf("n = %zu ints, %.1f MiB per buffer: %s\n", n, n * 4.0 / mib, why);
-    printf("input: uniform in [0, %d], seed %llu (every prefix fits in "
-           "int)\n", hi, (unsigned long long)o->seed);
-    ScanPlan plan;
-    scanPlanCreate(&plan, n);
-    printLevels(&plan);
-    hx_warn_if_cached(dev, n * sizeof(int), stdout);
-
-    hx_guarded b;
-    hx_guarded_alloc(&b, n);
-    int *dIn = NULL, *dTotal = NULL;
-    void *dCub = NULL;
-    HX_CHECK(cudaMalloc(&dIn, (n ? n : 1) * sizeof(int)));
-    HX_CHECK(cudaMalloc(&dTotal, sizeof(int)));
-    HX_CHECK(cudaMalloc(&dCub, cubBytes));
-
-    hx_fill_uniform(in, n, 0, hi, o->seed);
-    HX_CHECK(cudaMemcpy(dIn, in, n * sizeof(int), cudaMemcpyHostToDevice));
-
-    Run r;
-    memset(&r, 0, sizeof r);
-    r.dev = dev;
-    r.plan = &plan;
-    r.n = n;
-    r.in = dIn;
-    r.data = b.data;
-    r.total = dTotal;
-    r.cubTemp = dCub;
-    r.cubBytes = cubBytes;
-
-    /* Check every row before timing any. */
-    memcpy(want, in, n * sizeof(int));   /* the copy's reference */
-    long long total = 0;
-    for (int pass = 0; pass < 3; ++pass) {
-        if (pass == 1) total = hx_scan_exclusive(in, want, n);
-        if (pass == 2) total = hx_scan_inclusive(in, want, n);
-        for (size_t j = 0; j < TIMED_VARIANTS; ++j) {
-            const Variant *v = &timedVariants[j];
-            const int wantPass = v->kind == V_COPY ? 0 : 1 + v->inclusive;
-            if (wantPass != pass) continue;
-            r.v = v;
-            if (checkVariant(&r, &b, want, total, "before timing:", chunk)) {
-                printf("FAIL: n=%zu, seed %llu, row %s: nothing timed\n", n,
-                       (unsigned long long)o->seed, v->name);
-                return HX_EXIT_FAIL;
-            }
-        }
-    }
-    printf("every row checked against the host (element for element, and "
-           "the device total %lld)\n", total);
-
-    /* Time every row; the in-place scans rerun over b.data as it is. */
-    hx_timing t[TIMED_VARIANTS];
-    for (size_t j = 0; j < TIMED_VARIANTS; ++j) {
-        r.v = &timedVariants[j];
-        t[j] = hx_time(runVariant, &r, o->warmup, o->runs);
-    }
-
-    char title[256];
-    snprintf(title, sizeof title, "scan of n = %zu ints (%.1f MiB per "
-             "buffer)", n, n * 4.0 / mib);
-    printf("median of %d runs after %d warm-ups; host copies outside every "
-           "timing\n", o->runs, o->warmup);
-    hx_table_begin(stdout, title);
-    for (size_t j = 0; j < TIMED_VARIANTS; ++j)
-        hx_table_row(stdout, timedVariants[j].name,
-                     launchesOf(&timedVariants[j], &plan), &t[j],
-                     t[0].median_ms, 0.0);
-    hx_table_note(stdout, "scan rows run in place and are timed rerunning "
-                  "over their own output: values wrap, but an int add costs "
-                  "the same for any value");
-    hx_table_note(stdout, "CUB runs out of place (input -> output); its 2 "
-                  "launches are an init kernel and one look-back pass");
-    hx_table_end(stdout);
-    printf("copyInts moves %.1f MiB (read n + write n ints): %.1f GB/s\n",
-           2.0 * n * sizeof(int) / mib,
-           hx_gbps(2.0 * n * sizeof(int), t[0].median_ms));
-
-    HX_CHECK(cudaFree(dCub));
-    HX_CHECK(cudaFree(dTotal));
-    HX_CHECK(cudaFree(dIn));
-    hx_guarded_free(&b);
-    scanPlanDestroy(&plan);
+    double t0 = wallSeconds();
+    hx_fill_uniform(in, B->n, 0, randomHigh(B->n), o->seed);
+    ph->input += wallSeconds() - t0;
+    t0 = wallSeconds();
+    buffersLoad(B, in, want, e);
+    ph->reference += wallSeconds() - t0;
     free(in);
     free(want);
-    free(chunk);
     return HX_EXIT_OK;
+}
+
+/* The rows of the table, in order: the memcpy first (every floor comes
+ * from it), the copy second (every "x copy"). */
+static const Variant tableRows[] = {
+    {"cudaMemcpy device to device", V_MEMCPY, NULL, 0, 0, 0},
+    {"copyInts", V_COPY, NULL, 0, 0, 0},
+    {"scanExclusive (scanTile)", V_COURSE, NULL, 0, 0, 0},
+    {"scanInclusive (scanTile)", V_COURSE, NULL, 0, 0, F_INCLUSIVE},
+    {"scanWith(scanTileHillisSteele)", V_WITH, scanTileHillisSteele,
+     SCAN_TILE, 0, 0},
+    {"scanWith(scanTileWarp)", V_WITH, scanTileWarp, SCAN_TILE, 0, 0},
+    {"singlePassScan exclusive", V_PASS, NULL, 0, P_PROD, 0},
+    {"singlePassScan inclusive", V_PASS, NULL, 0, P_PROD, F_INCLUSIVE},
+    {"cub::DeviceScan::ExclusiveSum", V_CUB, NULL, 0, 0, 0},
+};
+#define TABLE_ROWS ((int)(sizeof tableRows / sizeof tableRows[0]))
+
+static int timeTable(const hx_device *dev, const hx_opts *o, Phases *ph)
+{
+    char why[512];
+    const size_t n = timingSize(dev, o, why, sizeof why);
+    if (n == (size_t)-1) return HX_EXIT_NOMEM;
+    const double mib = 1024.0 * 1024.0;
+    Buffers B;
+    buffersCreate(&B, dev, n, 0);
+    printf("n = %zu ints, %.1f MiB per buffer: %s\n", n, n * 4.0 / mib, why);
+    printf("input: uniform in [0, %d], seed %llu (every prefix fits in "
+           "int)\n", randomHigh(n), (unsigned long long)o->seed);
+    printLevels(&B.plan);
+    printf("single pass: %zu tiles of %d ints (%s), %u blocks at once\n",
+           passTiles(&passConfigs[P_PROD], n),
+           passConfigs[P_PROD].threads * passConfigs[P_PROD].items,
+           passConfigs[P_PROD].name, B.pass.resident[P_PROD]);
+    hx_warn_if_cached(dev, n * sizeof(int), stdout);
+
+    Expect e;
+    int rc = loadTimingInput(&B, o, &e, ph);
+    const Variant *rows[TABLE_ROWS];
+    hx_timing t[TABLE_ROWS];
+    for (int j = 0; j < TABLE_ROWS; ++j) rows[j] = &tableRows[j];
+    if (rc == HX_EXIT_OK)
+        rc = checkThenTime(dev, &B, &e, rows, TABLE_ROWS, o, t, ph);
+    if (rc == HX_EXIT_OK) {
+        printf("every row checked against the host (element for element, "
+               "and the device total %d)\n", wrapInt(e.total));
+        char title[256];
+        snprintf(title, sizeof title, "scan of n = %zu ints (%.1f MiB per "
+                 "buffer), %d runs interleaved after %d warm-ups", n,
+                 n * 4.0 / mib, o->runs, o->warmup);
+        hx_table_begin(stdout, title);
+        for (int j = 0; j < TABLE_ROWS; ++j)
+            hx_table_row(stdout, tableRows[j].name,
+                         launchesOf(&tableRows[j], &B.plan), &t[j],
+                         t[1].median_ms, floorMs(&tableRows[j], &B.plan, &t[0]));
+        hx_table_note(stdout, "x floor: over the time the row's own bytes "
+                      "take at the memcpy's bandwidth: 2n ints for a copy, "
+                      "the single pass and CUB; about 4n for the course "
+                      "scan's levels");
+        hx_table_note(stdout, "course rows run in place, rerunning over "
+                      "their own output (values wrap; an add costs the same); "
+                      "the single pass and CUB run input -> output");
+        hx_table_note(stdout, "single pass and CUB: 2 launches = a reset of "
+                      "the tile states (memset / init kernel) and one pass");
+        hx_table_end(stdout);
+        printf("cudaMemcpy moves %.1f MiB (read n + write n ints): %.1f GB/s;"
+               " copyInts %.1f GB/s\n", 2.0 * n * sizeof(int) / mib,
+               hx_gbps(2.0 * n * sizeof(int), t[0].median_ms),
+               hx_gbps(2.0 * n * sizeof(int), t[1].median_ms));
+    }
+    buffersDestroy(&B);
+    return rc;
+}
+
+/* --variants: every single-pass configuration against the memcpy and CUB
+ * at one size, interleaved; the production one is passConfigs[0]. */
+static int timeVariants(const hx_device *dev, const hx_opts *o, Phases *ph)
+{
+    char why[512];
+    const size_t n = timingSize(dev, o, why, sizeof why);
+    if (n == (size_t)-1) return HX_EXIT_NOMEM;
+    Buffers B;
+    buffersCreate(&B, dev, n, 0);
+    printf("n = %zu ints: %s\n", n, why);
+    Expect e;
+    int rc = loadTimingInput(&B, o, &e, ph);
+
+    /* memcpy, copyInts, every configuration, CUB */
+    Variant vs[PASS_CONFIGS + 3];
+    const Variant *rows[PASS_CONFIGS + 3];
+    vs[0] = tableRows[0];
+    vs[1] = tableRows[1];
+    for (int c = 0; c < PASS_CONFIGS; ++c)
+        vs[2 + c] = Variant{passConfigs[c].name, V_PASS, NULL, 0, c, 0};
+    vs[PASS_CONFIGS + 2] = tableRows[TABLE_ROWS - 1];
+    const int k = PASS_CONFIGS + 3;
+    for (int j = 0; j < k; ++j) rows[j] = &vs[j];
+    hx_timing t[PASS_CONFIGS + 3];
+    if (rc == HX_EXIT_OK) rc = checkThenTime(dev, &B, &e, rows, k, o, t, ph);
+    if (rc == HX_EXIT_OK) {
+        char title[256];
+        snprintf(title, sizeof title, "single-pass exclusive scan, "
+                 "configurations (threads x ints per thread), n = %zu, %d "
+                 "runs interleaved", n, o->runs);
+        hx_table_begin(stdout, title);
+        for (int j = 0; j < k; ++j)
+            hx_table_row(stdout, vs[j].name, launchesOf(&vs[j], &B.plan),
+                         &t[j], t[1].median_ms,
+                         floorMs(&vs[j], &B.plan, &t[0]));
+        hx_table_note(stdout, "the first configuration is the production "
+                      "one (passConfigs in scan.cu)");
+        hx_table_end(stdout);
+    }
+    buffersDestroy(&B);
+    return rc;
+}
+
+/* --sweep: copy, the course scan, the single pass and CUB at every power
+ * of two from 2^10 to the largest that fits, checked then timed at each;
+ * one CSV line per row per size (schema in harness/plot.py). */
+static const Variant sweepRows[] = {
+    {"cudaMemcpy", V_MEMCPY, NULL, 0, 0, 0},
+    {"copyInts", V_COPY, NULL, 0, 0, 0},
+    {"scanExclusive", V_COURSE, NULL, 0, 0, 0},
+    {"singlePassScan", V_PASS, NULL, 0, P_PROD, 0},
+    {"cub ExclusiveSum", V_CUB, NULL, 0, 0, 0},
+};
+#define SWEEP_ROWS ((int)(sizeof sweepRows / sizeof sweepRows[0]))
+
+static int sweep(const hx_device *dev, const hx_opts *o, const char *csvPath,
+                 Phases *ph)
+{
+    size_t maxN = (size_t)1 << 30;   /* the largest power of two <= 2^31-1 */
+    while (maxN > 1024 &&
+           (!hx_fits(dev, buffersBytes(maxN, 0)) ||
+            hostAvailableBytes() < 2 * maxN * sizeof(int) + ((size_t)256 << 20)))
+        maxN /= 2;
+    FILE *csv = fopen(csvPath, "w");
+    if (!csv) {
+        fprintf(stderr, "%s: cannot write %s\n", PROG, csvPath);
+        return HX_EXIT_USAGE;
+    }
+    printf("sweep: n = 2^10 to 2^%d (the largest power of two whose buffers "
+           "fit), %d runs interleaved after %d warm-ups at each; CSV: %s\n",
+           __builtin_ctzll(maxN), o->runs, o->warmup, csvPath);
+    fprintf(csv, "lab,row,n,keep,median_ms,min_ms,max_ms,copy_ms,floor_ms,"
+            "x_copy,x_floor,gpu,l2_bytes\n");
+
+    /* One input of maxN; each size uses its first n elements, whose
+     * exclusive scan is the first n of the whole one's. */
+    int *in, *want;
+    if (!hostBuffers(maxN, &in, &want)) {
+        fclose(csv);
+        fprintf(stderr, "%s: not enough host memory for the sweep\n", PROG);
+        return HX_EXIT_NOMEM;
+    }
+    double t0 = wallSeconds();
+    hx_fill_uniform(in, maxN, 0, randomHigh(maxN), o->seed);
+    ph->input += wallSeconds() - t0;
+    t0 = wallSeconds();
+    const long long maxTotal = hx_scan_exclusive(in, want, maxN);
+    ph->reference += wallSeconds() - t0;
+
+    char gpu[256];
+    snprintf(gpu, sizeof gpu, "%s", dev->name);
+    for (char *c = gpu; *c; ++c)
+        if (*c == ',' || *c == '"') *c = ' ';
+
+    printf("%-12s", "n");
+    for (int j = 0; j < SWEEP_ROWS; ++j) printf(" %17s", sweepRows[j].name);
+    printf("   (x floor)\n");
+    int rc = HX_EXIT_OK;
+    for (size_t n = 1024; n <= maxN && rc == HX_EXIT_OK; n *= 2) {
+        Buffers B;
+        buffersCreate(&B, dev, n, 0);
+        Expect e;
+        t0 = wallSeconds();
+        /* The total of the first n is the whole reference's prefix at n
+         * (every prefix of this input fits in int). */
+        e.total = n < maxN ? (long long)want[n] : maxTotal;
+        HX_CHECK(cudaMemcpy(B.in, in, n * sizeof(int),
+                            cudaMemcpyHostToDevice));
+        HX_CHECK(cudaMemcpy(B.ref, want, n * sizeof(int),
+                            cudaMemcpyHostToDevice));
+        e.in = B.in;
+        e.ref = B.ref;
+        e.mismatch = B.mismatch;
+        ph->reference += wallSeconds() - t0;
+
+        const Variant *rows[SWEEP_ROWS];
+        hx_timing t[SWEEP_ROWS];
+        for (int j = 0; j < SWEEP_ROWS; ++j) rows[j] = &sweepRows[j];
+        rc = checkThenTime(dev, &B, &e, rows, SWEEP_ROWS, o, t, ph);
+        if (rc == HX_EXIT_OK) {
+            printf("2^%-10d", __builtin_ctzll(n));
+            for (int j = 0; j < SWEEP_ROWS; ++j) {
+                const double fl = floorMs(&sweepRows[j], &B.plan, &t[0]);
+                printf(" %17.2f", t[j].median_ms / fl);
+                fprintf(csv, "day31-scan,%s,%zu,,%.6f,%.6f,%.6f,%.6f,%.6f,"
+                        "%.4f,%.4f,%s,%zu\n", sweepRows[j].name, n,
+                        t[j].median_ms, t[j].min_ms, t[j].max_ms,
+                        t[1].median_ms, fl, t[j].median_ms / t[1].median_ms,
+                        t[j].median_ms / fl, gpu, dev->l2_bytes);
+            }
+            printf("\n");
+        }
+        buffersDestroy(&B);
+    }
+    fclose(csv);
+    free(in);
+    free(want);
+    if (rc == HX_EXIT_OK) printf("sweep written to %s\n", csvPath);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------
@@ -768,22 +1432,89 @@ static int timeAll(const hx_device *dev, const hx_opts *o)
 
 static const char USAGE[] =
     "Day 31: the prefix sum. Checks every scan against the host, then times\n"
-    "a copy, the course scan (exclusive and inclusive), two contrasting tile\n"
-    "kernels (Hillis-Steele, warp shuffle) and CUB's DeviceScan at one size.\n"
-    "--n 8387997 is the original lesson size. --check runs the self-check\n"
-    "(sizes 0 to over 2^30, four inputs, every variant); with --n it checks\n"
-    "that size only.";
+    "a memcpy, a copy, the course scan (exclusive and inclusive), two\n"
+    "contrasting tile kernels, the single-pass scan with decoupled look-back\n"
+    "and CUB's DeviceScan at one size, interleaved.\n"
+    "  --check       the self-check (sizes 0 to over 2^30, five inputs,\n"
+    "                every variant, the __restrict__ example); with --n, that\n"
+    "                size only\n"
+    "  --variants    time every single-pass configuration at one size\n"
+    "  --sweep       time copy, course scan, single pass and CUB at n = 2^10,\n"
+    "                2^11, ... up to what fits; write a CSV (harness/plot.py)\n"
+    "  --csv FILE    where --sweep writes (default scan-sweep.csv)";
+
+typedef struct {
+    int variants, sweep;
+    const char *csv;
+} LabOpts;
+
+/* Takes this lab's own options out of argv (the rest go to
+ * hx_parse_args). Returns HX_EXIT_OK or HX_EXIT_USAGE after one line. */
+static int takeLabOptions(int *argc, char **argv, LabOpts *lab)
+{
+    int out = 1;
+    lab->variants = lab->sweep = 0;
+    lab->csv = "scan-sweep.csv";
+    for (int i = 1; i < *argc; ++i) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--variants")) {
+            lab->variants = 1;
+        } else if (!strcmp(a, "--sweep")) {
+            lab->sweep = 1;
+        } else if (!strcmp(a, "--csv") || !strncmp(a, "--csv=", 6)) {
+            const char *v = a[5] == '=' ? a + 6
+                            : i + 1 < *argc ? argv[++i] : NULL;
+            if (!v || !*v) {
+                fprintf(stderr, "%s: --csv needs a file name (try --help)\n",
+                        PROG);
+                return HX_EXIT_USAGE;
+            }
+            lab->csv = v;
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    *argc = out;
+    argv[out] = NULL;
+    return HX_EXIT_OK;
+}
 
 int main(int argc, char **argv)
 {
+    const double start = wallSeconds();
+    Phases ph = {0, 0, 0, 0};
+
+    LabOpts lab;
     hx_opts o;
-    int rc = hx_parse_args(argc, argv, &o, 0, PROG, USAGE);
+    int rc = takeLabOptions(&argc, argv, &lab);
+    if (rc == HX_EXIT_OK) rc = hx_parse_args(argc, argv, &o, 0, PROG, USAGE);
     if (rc != HX_EXIT_OK || o.help) return rc;
+    if (o.check + lab.variants + lab.sweep > 1) {
+        fprintf(stderr, "%s: --check, --variants and --sweep are separate "
+                "runs: give one (try --help)\n", PROG);
+        return HX_EXIT_USAGE;
+    }
 
     hx_device dev;
     rc = hx_device_open(&dev, PROG);
     if (rc != HX_EXIT_OK) return rc;
     hx_device_print(&dev, stdout);
 
-    return o.check ? selfCheck(&dev, &o) : timeAll(&dev, &o);
+    if (o.check)
+        rc = selfCheck(&dev, &o);
+    else if (lab.variants)
+        rc = timeVariants(&dev, &o, &ph);
+    else if (lab.sweep)
+        rc = sweep(&dev, &o, lab.csv, &ph);
+    else
+        rc = timeTable(&dev, &o, &ph);
+
+    if (o.check)
+        printf("wall time %.2f s\n", wallSeconds() - start);
+    else
+        printf("wall time %.2f s (input %.2f s, host reference and upload "
+               "%.2f s, checks %.2f s, timed runs %.2f s)\n",
+               wallSeconds() - start, ph.input, ph.reference, ph.checks,
+               ph.timing);
+    return rc;
 }

@@ -14,10 +14,11 @@
 #include "hx_cuda.h"
 
 /* data is read and then written through the same pointer: the scan runs in
- * place, so data is deliberately not __restrict__ (it is the only pointer
- * to those bytes, but qualifying it would let a reader think input and
- * output are distinct buffers; a caller passing one array as both must see
- * that this is allowed). tileSums never overlaps data. */
+ * place. __restrict__ on data would be a true promise (within the kernel
+ * the tile is reached through data alone; the hazard the qualifier guards
+ * is two pointers reaching the same bytes), but it would buy nothing: the
+ * kernel writes through data, so its loads cannot take the read-only
+ * path. tileSums never overlaps data, and says so. */
 __global__ void scanTile(int *data, size_t n, int *__restrict__ tileSums,
                          int inclusive)
 {
@@ -82,8 +83,8 @@ __global__ void scanTile(int *data, size_t n, int *__restrict__ tileSums,
     }
 }
 
-/* data in place again (not __restrict__, as above); offsets[k] is the
- * exclusive scan of the tile totals, so tile k adds offsets[k]. */
+/* data in place again (as above); offsets[k] is the exclusive scan of the
+ * tile totals, so tile k adds offsets[k]. */
 __global__ void addTileOffsets(int *data, size_t n,
                                const int *__restrict__ offsets)
 {
