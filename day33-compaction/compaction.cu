@@ -1,10 +1,11 @@
-/* compaction.cu: day 33. Stream compaction and the stable two-way partition
- * built from three kernels you already have (a predicate, the day 31 scan, a
- * scatter); the same job with one atomic counter; and the gather and scatter
- * primitives underneath. Every row is checked element for element against
- * the host before it is timed, and timed against a copy of the same buffers
- * and against its floor (the bytes it must move at the cudaMemcpy rate
- * measured in the same run).
+/* compaction.cu: day 33. Stream compaction and the stable two-way partition,
+ * first as the course builds them from three kernels you already have (a
+ * predicate, the day 31 scan, a scatter), then in one pass over memory with
+ * day 31's decoupled look-back; beside them the same job with one atomic
+ * counter, CUB, and the gather and scatter primitives underneath. Every row
+ * is checked element for element against the host before it is timed, and
+ * timed against a copy of the same buffers and against its floor (the bytes
+ * it must move at the cudaMemcpy rate measured in the same run).
  *
  * Kernels, by the lesson's names:
  *   markNonZero, markEven  rank[i] = pred(in[i]) ? 1 : 0 (the flags are written
@@ -16,13 +17,17 @@
  *   compactAtomic          out[atomicAdd(counter, 1)] = in[i]: the same values,
  *                          in whatever order the hardware serves the counter
  *   copyInts               the baseline: n ints read, n ints written
+ *   compactSinglePass      one pass: reads n, writes the survivors
+ *   countEvens, partitionStable   the stable partition: a pass that only
+ *                          counts, then one pass that places both groups
  *   gather, scatter        out[i] = in[map[i]] and out[map[i]] = in[i]
- * Library rows, the target: cub::DeviceSelect::If and cub::DevicePartition::If.
+ * Library rows: cub::DeviceSelect::If and cub::DevicePartition::If.
  *
  * Build: make -C day33-compaction         (ARCH, NVCC: see ../harness/harness.mk)
  * Run:   ./day33-compaction/compaction [--n N] [--keep P] [--seed S]
  *                                      [--runs R] [--warmup W]
  *        ./day33-compaction/compaction --check      (GPU self-check, no timing)
+ *        ./day33-compaction/compaction --variants   (single-pass configurations)
  *        ./day33-compaction/compaction --sweep [--csv DIR]   (sizes and rates,
  *                                      written as CSV for ../harness/plot.py)
  */
@@ -44,27 +49,31 @@
 #include "hx_input.h"
 #include "hx_ref.h"
 #include "hx_time.h"
+#include "lookback.cuh"
 #include "tile_scan.h"
 
 static const char PROG[] = "compaction";
 
 static const char USAGE[] =
-    "compaction: stream compaction and partition as predicate, scan and\n"
-    "scatter, against one atomic counter, a copy, the floor and the CUB\n"
-    "library, at survival --keep P and then at 0.1, 0.5 and 0.9; then gather\n"
-    "and scatter over an identity map, a random permutation and a map with\n"
-    "two writers per slot. Prints the wall time at the end.\n"
+    "compaction: stream compaction and the stable partition, built from a\n"
+    "predicate, the day 31 scan and a scatter, and in one pass with decoupled\n"
+    "look-back; against one atomic counter, a copy, the floor and CUB, at\n"
+    "survival --keep P, then at 0.1, 0.5 and 0.9; then gather and scatter\n"
+    "over an identity map, a random permutation and a map with two writers\n"
+    "per slot. Prints the wall time at the end.\n"
     "--check runs the GPU self-check (sizes 0, 1, 255, 256, 257, 65537,\n"
     "16777217, a random odd one and one above 2^30 where the GPU's memory\n"
     "allows; or only --n N when given) and times nothing.\n"
+    "--variants times the single-pass configurations side by side.\n"
     "--sweep times the main rows from n = 2^10 to the largest power of two\n"
-    "that fits, and over survival rates 0 to 1 at the default n, and writes\n"
+    "that fits, and over survival 0 to 1 at the default n, and writes\n"
     "compaction-sizes.csv and compaction-survival.csv into the folder\n"
     "--csv DIR (default: the current folder).";
 
-/* ---- Tuning: every launch shape in one place ------------------------- */
+/* ---- Launch shapes ------------------------------------------------------ */
 
-/* Threads per block of every element-wise kernel. */
+/* Threads per block of every element-wise kernel (the single-pass kernels'
+ * shapes are in passConfigs, beside them). */
 #define BLOCK 256u
 /* The self-check's second grid: far fewer blocks than the work, so every
  * grid-stride loop runs many rounds. */
@@ -185,6 +194,234 @@ __global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
          i += stride)
         out[i] = in[i];
 }
+
+/* ---- The production path: one pass with decoupled look-back -------------
+ *
+ * The machinery is day 31's (../day31-scan/lookback.cuh, whose walkthrough
+ * the lesson refers to): tiles taken in start order, one status word per
+ * tile, the look-back, and the striped tile loaded as int4 vectors. Here
+ * the aggregate is a count (LookbackSum over 0s and 1s: it never nears
+ * 2^31 since n cannot).
+ *
+ * Both kernels stage a tile's output in shared memory before writing it
+ * (STAGED): each thread drops its survivors at their rank within the tile,
+ * then the block writes the tile's survivors as one contiguous run, every
+ * warp store covering 32 consecutive ints. Without staging (STAGED false,
+ * a --variants row) each thread writes its own survivors straight to
+ * global memory: the same bytes, in more and smaller pieces.
+ *
+ * Contract of both: in and out do not overlap (both __restrict__); state
+ * holds the zeros the launcher's memset left; any grid of at least one
+ * block is correct; n = 0 launches nothing; stallNs > 0 turns on the
+ * look-back's debug stalls (checks only). */
+
+/* Compaction in one pass: reads n ints, writes the survivors of NonZero in
+ * input order at out[0..m), and leaves m in the device int *count (written
+ * by the block that handles the last tile, from its inclusive prefix).
+ * Nothing is written at or past out[m]. */
+template <int THREADS, int ITEMS, bool STAGED>
+__global__ void __launch_bounds__(THREADS, 1)
+compactSinglePass(const int *__restrict__ in, int *__restrict__ out, size_t n,
+                  unsigned long long *state, int *count, unsigned stallNs)
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    __shared__ typename Tile::Storage st;
+    __shared__ int staged[STAGED ? Tile::SIZE : 1];
+    __shared__ unsigned tileSlot;
+    __shared__ int tilePrefix, tileKept;
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+
+    for (;;) {
+        const unsigned tile = lookbackNextTile(state, &tileSlot);
+        if (tile >= tiles) return;   /* the same in every thread */
+        const size_t base = (size_t)tile * Tile::SIZE;
+        int4 x[Tile::VECS];
+        Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, 0);  /* 0 pads:
+                                                            never kept */
+        unsigned v[Tile::VECS], own[Tile::VECS];
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j)
+            v[j] = own[j] = NonZero()(x[j].x) + NonZero()(x[j].y) +
+                            NonZero()(x[j].z) + NonZero()(x[j].w);
+        /* Contains the barrier after which warp 0 has every warp's counts;
+         * the previous tile's readers of st passed lookbackNextTile's. */
+        const unsigned aggregate = Tile::scanUp(v, st);
+        if (threadIdx.x < 32) {
+            const LookbackResult<int> r = lookbackTile<LookbackSum>(
+                state, tile, (int)aggregate, stallNs);
+            if (threadIdx.x == 0) {
+                tilePrefix = r.exclusive;
+                tileKept = (int)aggregate;
+                if (tile == tiles - 1) *count = r.inclusive;
+            }
+        }
+        /* Everyone reads tilePrefix, tileKept and warp 0's partials. */
+        __syncthreads();
+        const size_t prefix = (unsigned)tilePrefix;
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) {
+            unsigned at = Tile::exclusiveOf(j, v[j], own[j], st);
+            const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
+#pragma unroll
+            for (int c = 0; c < 4; ++c)
+                if (NonZero()(e[c])) {
+                    if (STAGED) staged[at] = e[c];
+                    else out[prefix + at] = e[c];
+                    ++at;
+                }
+        }
+        if (STAGED) {
+            /* Every survivor of the tile is in staged. The next tile's
+             * writes to staged come after lookbackNextTile's barrier, when
+             * every thread has finished this loop. */
+            __syncthreads();
+            for (int k = threadIdx.x; k < tileKept; k += THREADS)
+                out[prefix + (size_t)k] = staged[k];
+        }
+    }
+}
+
+/* The stable partition's first pass: adds the number of evens in
+ * in[0..n) to *evens (zero at launch). Only reads: n ints. Tiles are
+ * independent here, so each block takes tiles blockIdx.x, + gridDim.x, ...
+ * and adds its count once. */
+template <int THREADS, int ITEMS>
+__global__ void __launch_bounds__(THREADS)
+countEvens(const int *__restrict__ in, size_t n, unsigned long long *evens)
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    __shared__ unsigned warpCount[THREADS / 32];
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    unsigned mine = 0;
+    for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const size_t base = tile * Tile::SIZE;
+        int4 x[Tile::VECS];
+        Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, 1);  /* 1 pads:
+                                                                    odd */
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j)
+            mine += IsEven()(x[j].x) + IsEven()(x[j].y) + IsEven()(x[j].z) +
+                    IsEven()(x[j].w);
+    }
+    for (int off = 16; off > 0; off /= 2)
+        mine += __shfl_xor_sync(0xffffffffu, mine, off);
+    if (threadIdx.x % 32 == 0) warpCount[threadIdx.x / 32] = mine;
+    /* Thread 0 reads every warp's count. */
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long block = 0;
+        for (int w = 0; w < THREADS / 32; ++w) block += warpCount[w];
+        atomicAdd(evens, block);
+    }
+}
+
+/* The stable partition's second pass: every even of in at its rank among
+ * the evens, every odd at E + its rank among the odds, both groups in
+ * input order. E = state[0], written by countEvens (the previous launch on
+ * the stream, so complete and visible); the look-back's state starts at
+ * state + 1 and counts evens. A tile's odd prefix needs no look-back of its
+ * own: the elements before the tile number base, so the odds before it are
+ * base minus the evens before it. Writes all n slots; leaves E, counted a
+ * second time, in *count. */
+template <int THREADS, int ITEMS, bool STAGED>
+__global__ void __launch_bounds__(THREADS, 1)
+partitionStable(const int *__restrict__ in, int *__restrict__ out, size_t n,
+                unsigned long long *state, int *count, unsigned stallNs)
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    __shared__ typename Tile::Storage st;
+    __shared__ int staged[STAGED ? Tile::SIZE : 1];
+    __shared__ unsigned tileSlot;
+    __shared__ int tilePrefix, tileEvens;
+    const size_t evens = (size_t)state[0];
+    unsigned long long *lookback = state + 1;
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+
+    for (;;) {
+        const unsigned tile = lookbackNextTile(lookback, &tileSlot);
+        if (tile >= tiles) return;
+        const size_t base = (size_t)tile * Tile::SIZE;
+        const size_t inTile = n - base < (size_t)Tile::SIZE ? n - base
+                                                            : (size_t)Tile::SIZE;
+        int4 x[Tile::VECS];
+        Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, 1);  /* 1 pads:
+                                                        odd, placed last */
+        unsigned v[Tile::VECS], own[Tile::VECS];
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j)
+            v[j] = own[j] = IsEven()(x[j].x) + IsEven()(x[j].y) +
+                            IsEven()(x[j].z) + IsEven()(x[j].w);
+        const unsigned aggregate = Tile::scanUp(v, st);
+        if (threadIdx.x < 32) {
+            const LookbackResult<int> r = lookbackTile<LookbackSum>(
+                lookback, tile, (int)aggregate, stallNs);
+            if (threadIdx.x == 0) {
+                tilePrefix = r.exclusive;
+                tileEvens = (int)aggregate;
+                if (tile == tiles - 1) *count = r.inclusive;
+            }
+        }
+        __syncthreads();
+        const size_t evenBase = (unsigned)tilePrefix;
+        const size_t oddBase = evens + (base - evenBase);
+        const unsigned inTileEvens = (unsigned)tileEvens;
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) {
+            /* Element c of this vector sits at tile index local + c. */
+            const unsigned local = 4u * (threadIdx.x + (unsigned)j * THREADS);
+            unsigned even = Tile::exclusiveOf(j, v[j], own[j], st);
+            const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                const unsigned odd = local + c - even;   /* odds before it */
+                if (STAGED) {
+                    staged[IsEven()(e[c]) ? even : inTileEvens + odd] = e[c];
+                } else if (local + c < inTile) {
+                    if (IsEven()(e[c])) out[evenBase + even] = e[c];
+                    else out[oddBase + odd] = e[c];
+                }
+                even += IsEven()(e[c]);
+            }
+        }
+        if (STAGED) {
+            /* staged holds the tile's evens, then its odds, then the pads
+             * (odd, past inTile): write the first inTile. */
+            __syncthreads();
+            for (int k = threadIdx.x; k < (int)inTile; k += THREADS)
+                out[k < (int)inTileEvens ? evenBase + k
+                                         : oddBase + (k - inTileEvens)] =
+                    staged[k];
+        }
+    }
+}
+
+/* The single-pass kernels' tuning, in one place: every configuration is
+ * built and checked; the first is the production one (the tables, the
+ * sweeps and the lesson use it); --variants times them side by side. Each
+ * runs as many blocks as fit on the GPU at once, looping over tiles. */
+typedef void (*PassKernel)(const int *, int *, size_t, unsigned long long *,
+                           int *, unsigned);
+typedef void (*CountKernel)(const int *, size_t, unsigned long long *);
+
+typedef struct {
+    const char *name;     /* threads x ints per thread, staged or direct */
+    PassKernel compact, partition;
+    CountKernel count;
+    int threads, items;
+} PassConfig;
+
+static const PassConfig passConfigs[] = {
+    {"256x16 staged", compactSinglePass<256, 16, true>,
+     partitionStable<256, 16, true>, countEvens<256, 16>, 256, 16},
+    {"256x8 staged", compactSinglePass<256, 8, true>,
+     partitionStable<256, 8, true>, countEvens<256, 8>, 256, 8},
+    {"512x16 staged", compactSinglePass<512, 16, true>,
+     partitionStable<512, 16, true>, countEvens<512, 16>, 512, 16},
+    {"256x16 direct", compactSinglePass<256, 16, false>,
+     partitionStable<256, 16, false>, countEvens<256, 16>, 256, 16},
+};
+#define PASS_CONFIGS ((int)(sizeof passConfigs / sizeof passConfigs[0]))
+#define PASS_SMALLEST_TILE (256 * 8)   /* the most tiles any config makes */
 
 /* ---- Gather and scatter ---------------------------------------------- */
 
@@ -514,6 +751,8 @@ enum {
     COUNT_ATOMIC,         /* compactAtomic's counter */
     COUNT_CUB_SELECT,
     COUNT_CUB_PARTITION,
+    COUNT_SINGLE,         /* single-pass compaction's count */
+    COUNT_STABLE,         /* the stable partition's evens */
     COUNT_SLOTS
 };
 
@@ -545,7 +784,19 @@ typedef struct {
     int *dst;               /* device: where the next flushed int goes */
 } RefStream;
 
+typedef struct Lab Lab;
+
+/* A single-pass row's work: its configuration, and the look-back's debug
+ * stalls (0 in every timed run). */
 typedef struct {
+    Lab *L;
+    int config;
+    unsigned stallNs;
+} PassRun;
+
+#define STALL_NS 4000u
+
+struct Lab {
     const hx_device *dev;
     size_t n, capacity;   /* elements now; the most the buffers hold */
     unsigned grid;        /* blocks of BLOCK threads, every element-wise kernel */
@@ -560,6 +811,15 @@ typedef struct {
     ScanPlan plan;
     void *cubTemp;        /* allocated once, outside every timing */
     size_t cubTempBytes;
+    unsigned long long *passState;   /* the partition's count, then the
+                                        look-back's words */
+    unsigned resident[PASS_CONFIGS][2];   /* blocks of each config's
+                                        compaction, partition kernel that fit
+                                        on the GPU at once */
+    unsigned passGrid;    /* 0, or the self-check's small grid */
+    PassRun passRuns[PASS_CONFIGS][2];    /* [config][stalled] */
+    char passNames[PASS_CONFIGS][2][2][40];   /* their rows' names:
+                                        [config][stalled][partition] */
 
     Input inSpec, parSpec;   /* what in and par hold */
     Perm perm, values;       /* the gather/scatter map and values */
@@ -571,7 +831,7 @@ typedef struct {
                                 REF_COMPACT) or the evens (REF_PARTITION) */
     size_t disorder;         /* the atomic row's slots out of the stable order */
     double refSeconds;       /* host time spent building references */
-} Lab;
+};
 
 /* A row's work needs the lab, and the gather and scatter rows a map too. */
 typedef struct {
@@ -677,6 +937,72 @@ static void runCubPartition(void *ctx)
     HX_CHECK(cubPartition(L, L->cubTemp, &bytes));
 }
 
+/* Bytes of passState: the partition's count word, then the look-back's
+ * state for the most tiles any configuration makes. */
+static size_t passStateBytes(size_t n)
+{
+    return sizeof(unsigned long long) +
+           lookbackBytes((n + PASS_SMALLEST_TILE - 1) / PASS_SMALLEST_TILE);
+}
+
+/* Blocks for one single-pass launch: as many as fit at once, never more
+ * than there are tiles (or the self-check's small grid). */
+static unsigned passBlocks(const Lab *L, int config, int partition,
+                           size_t tiles)
+{
+    if (L->passGrid) return L->passGrid;
+    const unsigned fit = L->resident[config][partition];
+    return tiles < fit ? (unsigned)tiles : fit;
+}
+
+static size_t passTiles(int config, size_t n)
+{
+    const size_t tile = (size_t)passConfigs[config].threads *
+                        passConfigs[config].items;
+    return (n + tile - 1) / tile;
+}
+
+/* The look-back's state is reset by a memset before every launch: part of
+ * the run, counted as a launch. */
+static void runCompactPass(void *ctx)
+{
+    const PassRun *r = (const PassRun *)ctx;
+    Lab *L = r->L;
+    const PassConfig *c = &passConfigs[r->config];
+    if (L->n == 0) {
+        HX_CHECK(cudaMemsetAsync(L->counts + COUNT_SINGLE, 0, sizeof(int), 0));
+        return;
+    }
+    const size_t tiles = passTiles(r->config, L->n);
+    HX_CHECK(cudaMemsetAsync(L->passState, 0, lookbackBytes(tiles), 0));
+    c->compact<<<passBlocks(L, r->config, 0, tiles), c->threads>>>(
+        L->in, L->out.data, L->n, L->passState, L->counts + COUNT_SINGLE,
+        r->stallNs);
+    HX_CHECK_LAUNCH("compactSinglePass");
+}
+
+/* One memset clears the count word and the look-back's state together. */
+static void runPartitionPass(void *ctx)
+{
+    const PassRun *r = (const PassRun *)ctx;
+    Lab *L = r->L;
+    const PassConfig *c = &passConfigs[r->config];
+    if (L->n == 0) {
+        HX_CHECK(cudaMemsetAsync(L->counts + COUNT_STABLE, 0, sizeof(int), 0));
+        return;
+    }
+    const size_t tiles = passTiles(r->config, L->n);
+    const unsigned grid = passBlocks(L, r->config, 1, tiles);
+    HX_CHECK(cudaMemsetAsync(L->passState, 0,
+                             sizeof(unsigned long long) + lookbackBytes(tiles), 0));
+    c->count<<<grid, c->threads>>>(L->par, L->n, L->passState);
+    HX_CHECK_LAUNCH("countEvens");
+    c->partition<<<grid, c->threads>>>(L->par, L->out.data, L->n,
+                                       L->passState, L->counts + COUNT_STABLE,
+                                       r->stallNs);
+    HX_CHECK_LAUNCH("partitionStable");
+}
+
 static void runGather(void *ctx)
 {
     const MapRun *r = (const MapRun *)ctx;
@@ -742,7 +1068,7 @@ static Row row(const char *name, hx_work run, void *ctx, Ref ref, How how,
 /* Every table starts with these two: the floor of each row is measured
  * against the first, x copy against the second. */
 enum { ROW_MEMCPY, ROW_COPY };
-#define MAX_ROWS 16
+#define MAX_ROWS 32
 
 static int copyRows(Lab *L, Row *rows)
 {
@@ -755,17 +1081,37 @@ static int copyRows(Lab *L, Row *rows)
 static int launchesMarkScan(const Lab *L) { return 1 + scanLaunches(&L->plan); }
 static int launchesThreePhase(const Lab *L) { return 2 + scanLaunches(&L->plan); }
 
-/* The teaching path's rows are measured against the bytes their own phases
- * move: mark 2n (in, flags), the scan 4n (its tile pass and its add-back
- * each read and write rank; the upper levels add 1/256 of that), the
- * compaction's scatter 2n + kept (in and rank, the survivors) and the
- * partition's 3n (every element written). */
+/* The single-pass rows of configuration config (stalled: with the
+ * look-back's debug stalls). */
+static int passRows(Lab *L, Row *rows, int config, int stalled)
+{
+    PassRun *r = &L->passRuns[config][stalled];
+    rows[0] = row("single-pass compaction", runCompactPass, r, REF_COMPACT,
+                  HOW_EQUAL, COUNT_SINGLE, 2, 1, 1);
+    rows[1] = row("stable partition, count + one pass", runPartitionPass, r,
+                  REF_PARTITION, HOW_EQUAL, COUNT_STABLE, 3, 3, 0);
+    if (config == 0 && !stalled) return 2;
+    rows[0].name = L->passNames[config][stalled][0];
+    rows[1].name = L->passNames[config][stalled][1];
+    return 2;
+}
+
+/* The rows of a compaction table (full: with the teaching path's phases
+ * alone). The teaching rows are measured against the bytes their own
+ * phases move: mark 2n (in, flags), the scan 4n (its tile pass and its
+ * add-back each read and write rank; the upper levels add 1/256 of that),
+ * the compaction's scatter 2n + kept (in and rank, the survivors), the
+ * partition's scatter 3n (every element written). The single-pass rows
+ * and CUB are held to the problem's own floor: n + kept for compaction, 3n
+ * for the stable partition with its counting pass, 2n for CUB's unstable
+ * one, which needs no count. */
 static int compactionRows(Lab *L, Row *rows, int full)
 {
     int k = 0;
     if (full) {
         rows[k] = row("mark the predicate", runMark, L, REF_FLAGS, HOW_EQUAL,
                       -1, 1, 2, 0);
+        rows[k].noteBefore = "the teaching path: mark, scan, scatter";
         rows[k++].toRank = 1;
         rows[k] = row("mark then scan", runMarkScan, L, REF_RANKS, HOW_EQUAL,
                       COUNT_KEPT, launchesMarkScan(L), 6, 0);
@@ -775,8 +1121,10 @@ static int compactionRows(Lab *L, Row *rows, int full)
                       REF_COMPACT, HOW_EQUAL, -1, 1, 2, 1);
         rows[k++].prepare = runMarkScan;
     }
-    rows[k++] = row("compaction, all three phases", runCompact, L, REF_COMPACT,
-                    HOW_EQUAL, COUNT_KEPT, launchesThreePhase(L), 8, 1);
+    rows[k] = row("compaction, all three phases", runCompact, L, REF_COMPACT,
+                  HOW_EQUAL, COUNT_KEPT, launchesThreePhase(L), 8, 1);
+    if (!full) rows[k].noteBefore = "the teaching path: mark, scan, scatter";
+    ++k;
     rows[k++] = row("partition, even then odd", runPartition, L,
                     REF_PARTITION, HOW_EQUAL, COUNT_EVEN,
                     launchesThreePhase(L), 9, 0);
@@ -784,6 +1132,10 @@ static int compactionRows(Lab *L, Row *rows, int full)
                   REF_COMPACT, HOW_SAME_VALUES, COUNT_ATOMIC, 2, 1, 1);
     rows[k++].noteBefore = "the same values in the scheduler's order "
                            "(memset of the counter + kernel, both timed):";
+    passRows(L, rows + k, 0, 0);
+    rows[k].noteBefore = "the production path: one pass with decoupled "
+                         "look-back (memset of its state + kernels):";
+    k += 2;
     rows[k] = row("CUB DeviceSelect::If", runCubSelect, L, REF_COMPACT,
                   HOW_EQUAL, COUNT_CUB_SELECT, CUB_LAUNCHES, 1, 1);
     rows[k++].noteBefore = "the library, in the same run:";
@@ -866,7 +1218,7 @@ static void poisonDevice(int *p, size_t n)
 static size_t labBytes(size_t n, size_t cubTempBytes)
 {
     return BUFFERS * n * sizeof(int) + 2 * HX_GUARD_WORDS * sizeof(int) +
-           scanPlanBytes(n) + cubTempBytes + BINS * sizeof(int) +
+           scanPlanBytes(n) + passStateBytes(n) + cubTempBytes + BINS * sizeof(int) +
            COUNT_SLOTS * sizeof(int) + sizeof(Verdict) + 3 * sizeof(long long);
 }
 
@@ -906,6 +1258,26 @@ static int labOpen(Lab *L, const hx_device *dev, size_t capacity)
     HX_CHECK(cudaMalloc(&L->cubTemp, L->cubTempBytes ? L->cubTempBytes : 1));
     HX_CHECK(cudaMalloc(&L->verdict, sizeof(Verdict)));
     HX_CHECK(cudaMalloc(&L->tally, 3 * sizeof(unsigned long long)));
+    HX_CHECK(cudaMalloc(&L->passState, passStateBytes(capacity)));
+    for (int c = 0; c < PASS_CONFIGS; ++c) {
+        const PassConfig *pc = &passConfigs[c];
+        for (int part = 0; part < 2; ++part) {
+            int perSm = 0;
+            HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &perSm, part ? pc->partition : pc->compact, pc->threads, 0));
+            L->resident[c][part] = (unsigned)(perSm > 0 ? perSm : 1) *
+                                   (unsigned)(dev->sms > 0 ? dev->sms : 1);
+        }
+        for (int stalled = 0; stalled < 2; ++stalled) {
+            L->passRuns[c][stalled].L = L;
+            L->passRuns[c][stalled].config = c;
+            L->passRuns[c][stalled].stallNs = stalled ? STALL_NS : 0;
+            snprintf(L->passNames[c][stalled][0], sizeof L->passNames[c][stalled][0],
+                     "single pass %s%s", pc->name, stalled ? ", stalled" : "");
+            snprintf(L->passNames[c][stalled][1], sizeof L->passNames[c][stalled][1],
+                     "stable partition %s%s", pc->name, stalled ? ", stalled" : "");
+        }
+    }
     for (int w = 0; w < WANT_SLOTS; ++w)
         for (int s = 0; s < 2; ++s)
             for (int k = 0; k < 2; ++k) {
@@ -950,6 +1322,7 @@ static void labClose(Lab *L)
     HX_CHECK(cudaFree(L->counts));
     HX_CHECK(cudaFree(L->bins)); HX_CHECK(cudaFree(L->cubTemp));
     HX_CHECK(cudaFree(L->verdict)); HX_CHECK(cudaFree(L->tally));
+    HX_CHECK(cudaFree(L->passState));
 }
 
 /* ---- Host side: inputs -------------------------------------------------- */
@@ -1325,14 +1698,14 @@ static int checkRows(Lab *L, const Row *rows, int k, const char *context,
     buildReferences(L, rows, k);
     for (int g = 0; g < ngrids && ok; ++g) {
         L->grid = grids[g] ? grids[g] : autoGrid;
-        L->plan.tileGrid = L->plan.grid = grids[g];
+        L->plan.tileGrid = L->plan.grid = L->passGrid = grids[g];
         char where[160];
         snprintf(where, sizeof where, "%s grid %u", context, L->grid);
         for (int j = 0; j < k && ok; ++j)
             if (checkRow(L, &rows[j], where)) ok = 0;
     }
     L->grid = autoGrid;
-    L->plan.tileGrid = L->plan.grid = 0;
+    L->plan.tileGrid = L->plan.grid = L->passGrid = 0;
     return ok ? 0 : 1;
 }
 
@@ -1628,6 +2001,53 @@ static int runSweep(const hx_device *dev, const hx_opts *o, const char *dir)
     return HX_EXIT_OK;
 }
 
+/* ---- --variants: the single-pass configurations side by side ------------ */
+
+static int runVariants(const hx_device *dev, const hx_opts *o)
+{
+    char why[512];
+    const size_t n = defaultN(dev, o, why, sizeof why);
+    Lab L;
+    const int rc = labOpen(&L, dev, n);
+    if (rc != HX_EXIT_OK) return rc;
+    labResize(&L, n);
+    printSetup(&L, o, why);
+    const double rates[3] = {0.1, 0.5, 0.9};
+    for (int s = 0; s < 3; ++s) {
+        Row rows[MAX_ROWS], pass[2];
+        hx_timing t[MAX_ROWS];
+        makeInputs(&L, makeInput(o->seed, n, SHAPE_RATE, rates[s], 0),
+                   makeInput(o->seed + 1, n, SHAPE_RATE, rates[s], 1));
+        int k = copyRows(&L, rows);
+        const int firstPartition = k + PASS_CONFIGS + 1;
+        for (int c = 0; c < PASS_CONFIGS; ++c) {
+            passRows(&L, pass, c, 0);
+            pass[0].name = L.passNames[c][0][0];
+            pass[1].name = L.passNames[c][0][1];
+            pass[0].noteBefore = pass[1].noteBefore = NULL;
+            rows[k + c] = pass[0];
+            rows[firstPartition + c] = pass[1];
+        }
+        rows[k + PASS_CONFIGS] = row("CUB DeviceSelect::If", runCubSelect, &L,
+                                     REF_COMPACT, HOW_EQUAL, COUNT_CUB_SELECT,
+                                     CUB_LAUNCHES, 1, 1);
+        k = firstPartition + PASS_CONFIGS;
+        rows[k++] = row("CUB DevicePartition::If (unstable)", runCubPartition,
+                        &L, REF_PARTITION, HOW_REJECTS_REVERSED,
+                        COUNT_CUB_PARTITION, CUB_LAUNCHES, 2, 0);
+        char context[96], title[160];
+        snprintf(context, sizeof context, "n=%zu survival %.2f", n, rates[s]);
+        checkAndTime(&L, rows, k, context, o, t);
+        snprintf(title, sizeof title, "single-pass configurations (threads x "
+                 "ints per thread), survival %.2f: n = %zu", rates[s], n);
+        printTable(title, rows, k, t, n, L.refCount[REF_COMPACT]);
+    }
+    printf("the first configuration is the production one: passConfigs in "
+           "compaction.cu, used by every other table\n");
+    labClose(&L);
+    return HX_EXIT_OK;
+}
+
 /* ---- The self-check (--check) ------------------------------------------ */
 
 /* Plants errors in a small output and demands that each device check sees
@@ -1717,6 +2137,11 @@ static int checkSize(Lab *L, size_t n, uint64_t seed, int shapes,
                    makeInput(seed + 10 + (uint64_t)s, n, (Shape)s, 0.5, 1));
         int k = copyRows(L, rows);
         k += compactionRows(L, rows + k, 1);
+        /* Every other configuration, and every one with the look-back's
+         * debug stalls. */
+        for (int c = 0; c < PASS_CONFIGS; ++c)
+            for (int stalled = c == 0; stalled < 2; ++stalled)
+                k += passRows(L, rows + k, c, stalled);
         char context[96];
         snprintf(context, sizeof context, "n=%zu %s%s", n, shapeName[s],
                  s == SHAPE_RATE ? " 0.5" : "");
@@ -1730,7 +2155,9 @@ static int checkSize(Lab *L, size_t n, uint64_t seed, int shapes,
     snprintf(context, sizeof context, "n=%zu", n);
     if (checkRows(L, rows, k, context, grids, ngrids)) return 1;
     printf("n=%zu: ok: every row (copies, mark, scan, scatter, compaction, "
-           "partition, atomic, CUB), %s; gather and scatter; grids %u%s\n", n,
+           "partition, atomic, single pass in %d configurations with and "
+           "without stalls, %zu tiles of the first, CUB), %s; gather and "
+           "scatter; grids %u%s\n", n, PASS_CONFIGS, passTiles(0, n),
            shapes == SHAPES ? "every input shape" : "survival 0.5",
            hx_grid_for(L->dev, n, BLOCK), bothGrids ? " and 3 blocks" : "");
     return 0;
@@ -1791,20 +2218,22 @@ static int runSelfCheck(const hx_device *dev, const hx_opts *o)
 /* ---- main ---------------------------------------------------------------- */
 
 /* The options only this lab has, taken out of argv before the harness
- * parses the rest: --sweep, --csv DIR. */
+ * parses the rest: --sweep, --variants, --csv DIR. */
 typedef struct {
-    int sweep;
+    int sweep, variants;
     const char *csvDir;
 } LabOptions;
 
 static int takeLabOptions(int *argc, char **argv, LabOptions *lo)
 {
-    lo->sweep = 0;
+    lo->sweep = lo->variants = 0;
     lo->csvDir = ".";
     int kept = 1;
     for (int i = 1; i < *argc; ++i) {
         if (strcmp(argv[i], "--sweep") == 0) {
             lo->sweep = 1;
+        } else if (strcmp(argv[i], "--variants") == 0) {
+            lo->variants = 1;
         } else if (strncmp(argv[i], "--csv=", 6) == 0) {
             lo->csvDir = argv[i] + 6;
         } else if (strcmp(argv[i], "--csv") == 0) {
@@ -1837,6 +2266,7 @@ int main(int argc, char **argv)
 
     if (o.check) rc = runSelfCheck(&dev, &o);
     else if (lo.sweep) rc = runSweep(&dev, &o, lo.csvDir);
+    else if (lo.variants) rc = runVariants(&dev, &o);
     else rc = runLesson(&dev, &o);
 
     printf("wall time: %.1f s\n", secondsSince(start));
