@@ -215,6 +215,54 @@ __global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
  * block is correct; n = 0 launches nothing; stallNs > 0 turns on the
  * look-back's debug stalls (checks only). */
 
+/* What a single-pass block keeps in shared memory besides its staged
+ * output: the striped tile's partials, the tile index, and the tile's
+ * prefix and own count as warp 0 found them. */
+template <int THREADS, int ITEMS> struct PassShared {
+    typename StripedTile<THREADS, ITEMS>::Storage st;
+    unsigned tile;
+    int prefix;     /* kept elements before the tile (its exclusive prefix) */
+    int kept;       /* kept elements in the tile */
+};
+
+/* The head of every tile, shared by both single-pass kernels: load tile
+ * `tile` of in (pad fills the slots past n and must not be kept), count
+ * Keep over each thread's vectors into own[j], scan the counts across the
+ * tile (v[j]: scanUp's result), run the look-back in warp 0, and leave the
+ * tile's prefix and count in sh. The block that has the last tile writes
+ * the total to *count. Ends with a barrier: every thread may read sh and
+ * call exclusiveOf. */
+template <class Keep, int THREADS, int ITEMS>
+__device__ void passTileHead(const int *in, size_t n, size_t tiles,
+                             unsigned tile, int pad,
+                             unsigned long long *state, int *count,
+                             unsigned stallNs, PassShared<THREADS, ITEMS> &sh,
+                             int4 (&x)[ITEMS / 4], unsigned (&v)[ITEMS / 4],
+                             unsigned (&own)[ITEMS / 4])
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    const size_t base = (size_t)tile * Tile::SIZE;
+    Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, pad);
+#pragma unroll
+    for (int j = 0; j < Tile::VECS; ++j)
+        v[j] = own[j] = Keep()(x[j].x) + Keep()(x[j].y) + Keep()(x[j].z) +
+                        Keep()(x[j].w);
+    /* Contains the barrier after which warp 0 has every warp's counts; the
+     * previous tile's readers of sh passed lookbackNextTile's. */
+    const unsigned aggregate = Tile::scanUp(v, sh.st);
+    if (threadIdx.x < 32) {
+        const LookbackResult<int> r =
+            lookbackTile<LookbackSum>(state, tile, (int)aggregate, stallNs);
+        if (threadIdx.x == 0) {
+            sh.prefix = r.exclusive;
+            sh.kept = (int)aggregate;
+            if (tile == tiles - 1) *count = r.inclusive;
+        }
+    }
+    /* Everyone reads sh.prefix, sh.kept and warp 0's partials. */
+    __syncthreads();
+}
+
 /* Compaction in one pass: reads n ints, writes the survivors of NonZero in
  * input order at out[0..m), and leaves m in the device int *count (written
  * by the block that handles the last tile, from its inclusive prefix).
@@ -225,42 +273,21 @@ compactSinglePass(const int *__restrict__ in, int *__restrict__ out, size_t n,
                   unsigned long long *state, int *count, unsigned stallNs)
 {
     typedef StripedTile<THREADS, ITEMS> Tile;
-    __shared__ typename Tile::Storage st;
+    __shared__ PassShared<THREADS, ITEMS> sh;
     __shared__ int staged[STAGED ? Tile::SIZE : 1];
-    __shared__ unsigned tileSlot;
-    __shared__ int tilePrefix, tileKept;
     const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
 
     for (;;) {
-        const unsigned tile = lookbackNextTile(state, &tileSlot);
+        const unsigned tile = lookbackNextTile(state, &sh.tile);
         if (tile >= tiles) return;   /* the same in every thread */
-        const size_t base = (size_t)tile * Tile::SIZE;
         int4 x[Tile::VECS];
-        Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, 0);  /* 0 pads:
-                                                            never kept */
         unsigned v[Tile::VECS], own[Tile::VECS];
-#pragma unroll
-        for (int j = 0; j < Tile::VECS; ++j)
-            v[j] = own[j] = NonZero()(x[j].x) + NonZero()(x[j].y) +
-                            NonZero()(x[j].z) + NonZero()(x[j].w);
-        /* Contains the barrier after which warp 0 has every warp's counts;
-         * the previous tile's readers of st passed lookbackNextTile's. */
-        const unsigned aggregate = Tile::scanUp(v, st);
-        if (threadIdx.x < 32) {
-            const LookbackResult<int> r = lookbackTile<LookbackSum>(
-                state, tile, (int)aggregate, stallNs);
-            if (threadIdx.x == 0) {
-                tilePrefix = r.exclusive;
-                tileKept = (int)aggregate;
-                if (tile == tiles - 1) *count = r.inclusive;
-            }
-        }
-        /* Everyone reads tilePrefix, tileKept and warp 0's partials. */
-        __syncthreads();
-        const size_t prefix = (unsigned)tilePrefix;
+        passTileHead<NonZero>(in, n, tiles, tile, 0, state, count, stallNs,
+                              sh, x, v, own);
+        const size_t prefix = (unsigned)sh.prefix;
 #pragma unroll
         for (int j = 0; j < Tile::VECS; ++j) {
-            unsigned at = Tile::exclusiveOf(j, v[j], own[j], st);
+            unsigned at = Tile::exclusiveOf(j, v[j], own[j], sh.st);
             const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
 #pragma unroll
             for (int c = 0; c < 4; ++c)
@@ -275,7 +302,7 @@ compactSinglePass(const int *__restrict__ in, int *__restrict__ out, size_t n,
              * writes to staged come after lookbackNextTile's barrier, when
              * every thread has finished this loop. */
             __syncthreads();
-            for (int k = threadIdx.x; k < tileKept; k += THREADS)
+            for (int k = threadIdx.x; k < sh.kept; k += THREADS)
                 out[prefix + (size_t)k] = staged[k];
         }
     }
@@ -329,53 +356,37 @@ partitionStable(const int *__restrict__ in, int *__restrict__ out, size_t n,
                 unsigned long long *state, int *count, unsigned stallNs)
 {
     typedef StripedTile<THREADS, ITEMS> Tile;
-    __shared__ typename Tile::Storage st;
+    __shared__ PassShared<THREADS, ITEMS> sh;
     __shared__ int staged[STAGED ? Tile::SIZE : 1];
-    __shared__ unsigned tileSlot;
-    __shared__ int tilePrefix, tileEvens;
     const size_t evens = (size_t)state[0];
     unsigned long long *lookback = state + 1;
     const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
 
     for (;;) {
-        const unsigned tile = lookbackNextTile(lookback, &tileSlot);
+        const unsigned tile = lookbackNextTile(lookback, &sh.tile);
         if (tile >= tiles) return;
         const size_t base = (size_t)tile * Tile::SIZE;
         const size_t inTile = n - base < (size_t)Tile::SIZE ? n - base
                                                             : (size_t)Tile::SIZE;
         int4 x[Tile::VECS];
-        Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, 1);  /* 1 pads:
-                                                        odd, placed last */
         unsigned v[Tile::VECS], own[Tile::VECS];
-#pragma unroll
-        for (int j = 0; j < Tile::VECS; ++j)
-            v[j] = own[j] = IsEven()(x[j].x) + IsEven()(x[j].y) +
-                            IsEven()(x[j].z) + IsEven()(x[j].w);
-        const unsigned aggregate = Tile::scanUp(v, st);
-        if (threadIdx.x < 32) {
-            const LookbackResult<int> r = lookbackTile<LookbackSum>(
-                lookback, tile, (int)aggregate, stallNs);
-            if (threadIdx.x == 0) {
-                tilePrefix = r.exclusive;
-                tileEvens = (int)aggregate;
-                if (tile == tiles - 1) *count = r.inclusive;
-            }
-        }
-        __syncthreads();
-        const size_t evenBase = (unsigned)tilePrefix;
+        /* 1 pads: odd, so placed after every real element of the tile. */
+        passTileHead<IsEven>(in, n, tiles, tile, 1, lookback, count, stallNs,
+                             sh, x, v, own);
+        const size_t evenBase = (unsigned)sh.prefix;
         const size_t oddBase = evens + (base - evenBase);
-        const unsigned inTileEvens = (unsigned)tileEvens;
+        const unsigned tileEvens = (unsigned)sh.kept;
 #pragma unroll
         for (int j = 0; j < Tile::VECS; ++j) {
             /* Element c of this vector sits at tile index local + c. */
             const unsigned local = 4u * (threadIdx.x + (unsigned)j * THREADS);
-            unsigned even = Tile::exclusiveOf(j, v[j], own[j], st);
+            unsigned even = Tile::exclusiveOf(j, v[j], own[j], sh.st);
             const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
 #pragma unroll
             for (int c = 0; c < 4; ++c) {
                 const unsigned odd = local + c - even;   /* odds before it */
                 if (STAGED) {
-                    staged[IsEven()(e[c]) ? even : inTileEvens + odd] = e[c];
+                    staged[IsEven()(e[c]) ? even : tileEvens + odd] = e[c];
                 } else if (local + c < inTile) {
                     if (IsEven()(e[c])) out[evenBase + even] = e[c];
                     else out[oddBase + odd] = e[c];
@@ -388,9 +399,8 @@ partitionStable(const int *__restrict__ in, int *__restrict__ out, size_t n,
              * (odd, past inTile): write the first inTile. */
             __syncthreads();
             for (int k = threadIdx.x; k < (int)inTile; k += THREADS)
-                out[k < (int)inTileEvens ? evenBase + k
-                                         : oddBase + (k - inTileEvens)] =
-                    staged[k];
+                out[k < (int)tileEvens ? evenBase + k
+                                       : oddBase + (k - tileEvens)] = staged[k];
         }
     }
 }
