@@ -1764,10 +1764,10 @@ static void printTable(const char *title, const Row *rows, int k,
     hx_table_end(stdout);
 }
 
-/* The CSV every lab's sweep writes (one header line, one line per row per
- * size or rate; keep empty where the row has none):
- *   lab,row,n,keep,median_ms,min_ms,max_ms,copy_ms,floor_ms,x_copy,x_floor,gpu,l2_bytes
- * copy_ms is the copy row's median, floor_ms the row's floor. */
+/* The CSV every lab's sweep writes, whose schema ../harness/plot.py
+ * documents (one header line, one line per row per size or rate; keep
+ * empty where the row has none; copy_ms is the copy row's median, floor_ms
+ * the row's floor; row names in quotes, as some hold commas). */
 static const char CSV_HEADER[] =
     "lab,row,n,keep,median_ms,min_ms,max_ms,copy_ms,floor_ms,x_copy,x_floor,"
     "gpu,l2_bytes\n";
@@ -1776,16 +1776,20 @@ static void csvRows(FILE *f, const Lab *L, const Row *rows, int k,
                     const hx_timing *t, size_t kept, double keep)
 {
     const double copyMs = t[ROW_COPY].median_ms;
+    char gpu[sizeof L->dev->name];
+    snprintf(gpu, sizeof gpu, "%s", L->dev->name);
+    for (char *c = gpu; *c; ++c)
+        if (*c == ',' || *c == '"') *c = ' ';
     for (int j = 0; j < k; ++j) {
         const double fl = floorMs(&rows[j], t, L->n, kept);
         char keepText[32] = "";
         if (j != ROW_MEMCPY && j != ROW_COPY)
             snprintf(keepText, sizeof keepText, "%.2f", keep);
-        fprintf(f, "%s,\"%s\",%zu,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,\"%s\",%zu\n",
-                PROG, rows[j].name, L->n, keepText, t[j].median_ms,
+        fprintf(f, "day33-compaction,\"%s\",%zu,%s,%.6f,%.6f,%.6f,%.6f,%.6f,"
+                "%.4f,%.4f,%s,%zu\n", rows[j].name, L->n, keepText, t[j].median_ms,
                 t[j].min_ms, t[j].max_ms, copyMs, fl,
                 copyMs > 0 ? t[j].median_ms / copyMs : 0.0,
-                fl > 0 ? t[j].median_ms / fl : 0.0, L->dev->name,
+                fl > 0 ? t[j].median_ms / fl : 0.0, gpu,
                 L->dev->l2_bytes);
     }
 }
@@ -1955,32 +1959,55 @@ static int sweepRows(Lab *L, Row *rows)
     return k;
 }
 
+/* Checks and times one step of a sweep, writes its CSV lines, and prints
+ * the x floor of every row on one line after label. */
+static void sweepStep(Lab *L, const Row *rows, int k, double keep,
+                      const hx_opts *o, FILE *csv, const char *label)
+{
+    hx_timing t[MAX_ROWS];
+    char context[64];
+    snprintf(context, sizeof context, "n=%zu survival %.2f", L->n, keep);
+    checkAndTime(L, rows, k, context, o, t);
+    const size_t kept = L->refCount[REF_COMPACT];
+    csvRows(csv, L, rows, k, t, kept, keep);
+    printf("  %-14s", label);
+    for (int j = 0; j < k; ++j)
+        printf(" %6.2f", t[j].median_ms / floorMs(&rows[j], t, L->n, kept));
+    printf("\n");
+    fflush(stdout);
+}
+
+static void sweepLegend(const Row *rows, int k)
+{
+    printf("  x floor of each row, in the order:");
+    for (int j = 0; j < k; ++j) printf("%s %s", j ? ";" : "", rows[j].name);
+    printf("\n");
+}
+
 static int runSweep(const hx_device *dev, const hx_opts *o, const char *dir)
 {
     /* The largest power of two that fits (and that an int can count). */
     size_t top = (size_t)1 << 10;
-    while (top * 2 <= HX_MAX_N && hx_fits(dev, labBytes(top * 2, cubTempFor(top * 2))))
+    while (top * 2 <= HX_MAX_N &&
+           hx_fits(dev, labBytes(top * 2, cubTempFor(top * 2))))
         top *= 2;
     Lab L;
-    int rc = labOpen(&L, dev, top);
+    const int rc = labOpen(&L, dev, top);
     if (rc != HX_EXIT_OK) return rc;
-    char path[1024];
+    char path[1024], label[32];
+    Row rows[MAX_ROWS];
+
     FILE *f = openCsv(dir, "compaction-sizes.csv", path, sizeof path);
-    printf("size sweep: n = 2^10 to %zu at survival 0.5, into %s\n", top, path);
+    printf("size sweep: n = 2^10 to %zu at survival 0.5, %d runs after %d "
+           "warm-ups at each, into %s\n", top, o->runs, o->warmup, path);
     for (size_t n = (size_t)1 << 10; n <= top; n *= 2) {
-        Row rows[MAX_ROWS];
-        hx_timing t[MAX_ROWS];
         labResize(&L, n);
         makeInputs(&L, makeInput(o->seed, n, SHAPE_RATE, 0.5, 0),
                    makeInput(o->seed + 1, n, SHAPE_RATE, 0.5, 1));
         const int k = sweepRows(&L, rows);
-        char context[64];
-        snprintf(context, sizeof context, "n=%zu survival 0.50", n);
-        checkAndTime(&L, rows, k, context, o, t);
-        csvRows(f, &L, rows, k, t, L.refCount[REF_COMPACT], 0.5);
-        printf("  n = %zu: copy %.4f ms, compaction %.2fx copy\n", n,
-               t[ROW_COPY].median_ms, t[2].median_ms / t[ROW_COPY].median_ms);
-        fflush(stdout);
+        if (n == (size_t)1 << 10) sweepLegend(rows, k);
+        snprintf(label, sizeof label, "n = %zu", n);
+        sweepStep(&L, rows, k, 0.5, o, f, label);
     }
     fclose(f);
 
@@ -1989,22 +2016,17 @@ static int runSweep(const hx_device *dev, const hx_opts *o, const char *dir)
     if (n > top) n = top;
     labResize(&L, n);
     f = openCsv(dir, "compaction-survival.csv", path, sizeof path);
-    printf("survival sweep: n = %zu, survival 0 to 1 in steps of 0.1, into %s\n",
-           n, path);
+    printf("survival sweep: n = %zu, survival 0 to 1 in steps of 0.1, into "
+           "%s\n", n, path);
     for (int s = 0; s <= 10; ++s) {
-        Row rows[MAX_ROWS];
-        hx_timing t[MAX_ROWS];
         const double keep = s / 10.0;
         makeInputs(&L, makeInput(o->seed, n, SHAPE_RATE, keep, 0),
                    makeInput(o->seed + 1, n, SHAPE_RATE, keep, 1));
         int k = copyRows(&L, rows);
         k += compactionRows(&L, rows + k, 0);
-        char context[64];
-        snprintf(context, sizeof context, "n=%zu survival %.2f", n, keep);
-        checkAndTime(&L, rows, k, context, o, t);
-        csvRows(f, &L, rows, k, t, L.refCount[REF_COMPACT], keep);
-        printf("  survival %.1f: done\n", keep);
-        fflush(stdout);
+        if (s == 0) sweepLegend(rows, k);
+        snprintf(label, sizeof label, "survival %.1f", keep);
+        sweepStep(&L, rows, k, keep, o, f, label);
     }
     fclose(f);
     labClose(&L);
