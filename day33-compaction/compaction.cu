@@ -462,10 +462,10 @@ __global__ void scatter(const int *__restrict__ in, const int *__restrict__ map,
  *
  * Every input is a function of (seed, i): element i's random bits are the
  * i-th draw of splitmix64 from the seed (hx_rng's stream, computed directly
- * instead of in sequence). So the GPU fills a buffer of 2^30 ints in a
- * millisecond, and the host computes any element it needs for a reference
- * without ever holding the input. The same seed gives the same input on
- * every machine. */
+ * instead of in sequence). So every GPU thread makes its own elements,
+ * nothing crosses the bus, and the host computes any element it needs for
+ * a reference without ever holding the input. The same seed gives the
+ * same input on every machine. */
 
 /* Every compaction and partition value lies in [-VMAX, VMAX], so the atomic
  * row's same-values check can count them in 2 VMAX + 1 bins. */
