@@ -2,7 +2,8 @@
 # evidence.sh DEST [PART...]: on a GPU machine, build every day and capture
 # the transcripts the lessons quote, one file per part, into DEST:
 #   day31      scan --check, the default size, --n 8387997, compute-sanitizer
-#   day33      compaction --check, the default size, --n 8387997, sanitizers
+#   day33      compaction --check, the default run under time, --variants,
+#              --n 8387997, --sweep (its CSVs into DEST), sanitizers
 #   threeway   the reference passing, the starter failing, the two wrong
 #              kernels' reports, memcheck of the reference
 #   grading    the grading tool over its corpus, and its --sanitize option
@@ -37,12 +38,16 @@ for part in $parts; do
     day33)
         t=$dest/day33-compaction.txt
         $cap "$t" ./day33-compaction/compaction --check
-        $cap "$t" ./day33-compaction/compaction
+        $cap "$t" bash -c 'time ./day33-compaction/compaction'
+        $cap "$t" ./day33-compaction/compaction --variants
         $cap "$t" ./day33-compaction/compaction --n 8387997
-        for tool in memcheck racecheck synccheck; do
-            $cap "$t" $san --tool $tool ./day33-compaction/compaction --n 100000 --runs 1 --warmup 0
+        $cap "$t" ./day33-compaction/compaction --sweep --csv "$dest"
+        # --check at 262147 runs every kernel, the single-pass ones over
+        # 128 tiles (the smallest configuration) with and without stalls.
+        for tool in memcheck racecheck synccheck initcheck; do
+            $cap "$t" $san --tool $tool ./day33-compaction/compaction --check --n 262147
         done
-        $cap "$t" $san --tool memcheck ./day33-compaction/compaction --check --n 100001
+        $cap "$t" $san --tool memcheck --leak-check full ./day33-compaction/compaction --n 100000 --runs 1 --warmup 0
         ;;
     threeway)
         t=$dest/day33-exercise-threeway.txt
