@@ -796,6 +796,13 @@ typedef struct {
 
 typedef struct Lab Lab;
 
+/* What the targets compare, at one survival rate: the single pass and CUB's
+ * select (medians and floors), the stable partition and CUB's. */
+typedef struct {
+    int measured;
+    double single, singleFloor, select, selectFloor, stable, cubPartition;
+} Target;
+
 /* A single-pass row's work: its configuration, and the look-back's debug
  * stalls (0 in every timed run). */
 typedef struct {
@@ -840,6 +847,7 @@ struct Lab {
     size_t refCount[REFS];   /* per Ref: the survivors (REF_RANKS,
                                 REF_COMPACT) or the evens (REF_PARTITION) */
     size_t disorder;         /* the atomic row's slots out of the stable order */
+    Target targets[3];       /* the default run's survival 0.1, 0.5, 0.9 */
     double refSeconds;       /* host time spent building references */
 };
 
@@ -1829,6 +1837,55 @@ static void printFloorNote(void)
            "kept and partition 9n\n");
 }
 
+static const double TARGET_RATES[3] = {0.1, 0.5, 0.9};
+
+static int findRow(const Row *rows, int k, hx_work run, const void *ctx)
+{
+    for (int j = 0; j < k; ++j)
+        if (rows[j].run == run && rows[j].ctx == ctx) return j;
+    return -1;
+}
+
+/* Keeps what the targets compare, when keep is one of TARGET_RATES. */
+static void noteTargets(Lab *L, const Row *rows, int k, const hx_timing *t,
+                        double keep)
+{
+    const int s = findRow(rows, k, runCompactPass, &L->passRuns[0][0]),
+              c = findRow(rows, k, runCubSelect, L),
+              p = findRow(rows, k, runPartitionPass, &L->passRuns[0][0]),
+              q = findRow(rows, k, runCubPartition, L);
+    const size_t kept = L->refCount[REF_COMPACT];
+    for (int r = 0; r < 3; ++r)
+        if (keep == TARGET_RATES[r] && s >= 0 && c >= 0 && p >= 0 && q >= 0) {
+            Target *g = &L->targets[r];
+            g->measured = 1;
+            g->single = t[s].median_ms;
+            g->singleFloor = floorMs(&rows[s], t, L->n, kept);
+            g->select = t[c].median_ms;
+            g->selectFloor = floorMs(&rows[c], t, L->n, kept);
+            g->stable = t[p].median_ms;
+            g->cubPartition = t[q].median_ms;
+        }
+}
+
+/* The targets, from the main table and the survival tables. */
+static void printTargets(const Lab *L)
+{
+    printf("targets at n = %zu: the single pass within 1.15x of its floor and "
+           "faster than CUB's Select::If; the stable partition faster than "
+           "CUB's Partition::If\n", L->n);
+    for (int r = 0; r < 3; ++r) {
+        const Target *g = &L->targets[r];
+        if (!g->measured) continue;
+        printf("  survival %.2f: single pass %.2fx floor, CUB Select::If %.2fx "
+               "floor, single pass / CUB %.2f; stable partition / CUB "
+               "Partition::If %.2f\n", TARGET_RATES[r],
+               g->single / g->singleFloor, g->select / g->selectFloor,
+               g->single / g->select, g->stable / g->cubPartition);
+    }
+    printf("\n");
+}
+
 static void mainTable(Lab *L, const hx_opts *o)
 {
     Row rows[MAX_ROWS];
@@ -1841,6 +1898,7 @@ static void mainTable(Lab *L, const hx_opts *o)
     char context[96];
     snprintf(context, sizeof context, "n=%zu survival %.2f", n, o->keep);
     checkAndTime(L, rows, k, context, o, t);
+    noteTargets(L, rows, k, t, o->keep);
     const size_t kept = L->refCount[REF_COMPACT], evens = L->refCount[REF_PARTITION];
 
     char title[160];
@@ -1864,7 +1922,7 @@ static void mainTable(Lab *L, const hx_opts *o)
  * table's rate. */
 static void survivalTables(Lab *L, const hx_opts *o)
 {
-    const double rates[3] = {0.1, 0.5, 0.9};
+    const double *rates = TARGET_RATES;
     for (int s = 0; s < 3; ++s) {
         if (rates[s] == o->keep) continue;
         Row rows[MAX_ROWS];
@@ -1877,6 +1935,7 @@ static void survivalTables(Lab *L, const hx_opts *o)
         char context[96], title[160];
         snprintf(context, sizeof context, "n=%zu survival %.2f", n, rates[s]);
         checkAndTime(L, rows, k, context, o, t);
+        noteTargets(L, rows, k, t, rates[s]);
         const size_t kept = L->refCount[REF_COMPACT];
         snprintf(title, sizeof title, "survival %.2f: n = %zu", rates[s], n);
         printTable(title, rows, k, t, n, kept);
@@ -1885,6 +1944,7 @@ static void survivalTables(Lab *L, const hx_opts *o)
                L->disorder, kept);
     }
     printf("\n");
+    printTargets(L);
 }
 
 static void gatherScatterTable(Lab *L, const hx_opts *o)
