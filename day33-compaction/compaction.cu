@@ -1446,6 +1446,7 @@ static void buildReference(Lab *L, Ref ref)
     const size_t n = L->n;
     const int w = wantSlot(ref);
     RefStream *a = &L->stream[w][0], *b = &L->stream[w][1];
+    HX_CHECK(cudaSetDevice(L->dev->id));   /* a new host thread's device */
     size_t count = 0;
     streamBegin(a, L->want[w]);
     switch (ref) {
