@@ -43,10 +43,12 @@ for part in $parts; do
         $cap "$t" ./day33-compaction/compaction --n 8387997
         $cap "$t" ./day33-compaction/compaction --sweep --csv "$dest"
         # --check at 262147 runs every kernel, the single-pass ones over
-        # 128 tiles (the smallest configuration) with and without stalls.
-        for tool in memcheck racecheck synccheck initcheck; do
+        # 128 tiles (the smallest configuration) with and without stalls;
+        # racecheck (shared memory, within a block) at a smaller size.
+        for tool in memcheck synccheck initcheck; do
             $cap "$t" $san --tool $tool ./day33-compaction/compaction --check --n 262147
         done
+        $cap "$t" $san --tool racecheck ./day33-compaction/compaction --check --n 65537
         $cap "$t" $san --tool memcheck --leak-check full ./day33-compaction/compaction --n 100000 --runs 1 --warmup 0
         ;;
     threeway)
