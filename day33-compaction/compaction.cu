@@ -1,8 +1,11 @@
-/* compaction.cu: day 33. Stream compaction and the stable two-way partition
- * built from three kernels you already have (a predicate, the day 31 scan, a
- * scatter); the same job with one atomic counter; and the gather and scatter
- * primitives underneath. Every variant is checked against the host, element
- * for element, before it is timed against a copy of the same buffers.
+/* compaction.cu: day 33. Stream compaction and the stable two-way partition,
+ * first as the course builds them from three kernels you already have (a
+ * predicate, the day 31 scan, a scatter), then in one pass over memory with
+ * day 31's decoupled look-back; beside them the same job with one atomic
+ * counter, CUB, and the gather and scatter primitives underneath. Every row
+ * is checked element for element against the host before it is timed, and
+ * timed against a copy of the same buffers and against its floor (the bytes
+ * it must move at the cudaMemcpy rate measured in the same run).
  *
  * Kernels, by the lesson's names:
  *   markNonZero, markEven  rank[i] = pred(in[i]) ? 1 : 0 (the flags are written
@@ -14,21 +17,27 @@
  *   compactAtomic          out[atomicAdd(counter, 1)] = in[i]: the same values,
  *                          in whatever order the hardware serves the counter
  *   copyInts               the baseline: n ints read, n ints written
+ *   compactSinglePass      one pass: reads n, writes the survivors
+ *   countEvens, partitionStable   the stable partition: a pass that only
+ *                          counts, then one pass that places both groups
  *   gather, scatter        out[i] = in[map[i]] and out[map[i]] = in[i]
- * Library rows, the target later days reach: cub::DeviceSelect::If and
- * cub::DevicePartition::If.
+ * Library rows: cub::DeviceSelect::If and cub::DevicePartition::If.
  *
  * Build: make -C day33-compaction         (ARCH, NVCC: see ../harness/harness.mk)
  * Run:   ./day33-compaction/compaction [--n N] [--keep P] [--seed S]
  *                                      [--runs R] [--warmup W]
  *        ./day33-compaction/compaction --check      (GPU self-check, no timing)
+ *        ./day33-compaction/compaction --variants   (single-pass configurations)
+ *        ./day33-compaction/compaction --sweep [--csv DIR]   (sizes and rates,
+ *                                      written as CSV for ../harness/plot.py)
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_select.cuh>
@@ -40,31 +49,42 @@
 #include "hx_input.h"
 #include "hx_ref.h"
 #include "hx_time.h"
+#include "lookback.cuh"
 #include "tile_scan.h"
 
 static const char PROG[] = "compaction";
 
 static const char USAGE[] =
-    "compaction: stream compaction and partition as predicate, scan and\n"
-    "scatter, against one atomic counter, a copy and the CUB library; then\n"
-    "gather and scatter over an identity map, a random permutation and a map\n"
-    "with repeated destinations. --keep P sets the survival fraction of the\n"
-    "main table (and the even fraction of the partition). --check runs the\n"
-    "GPU self-check (sizes 0, 1, 255, 256, 257, 65537, 16777217 and a random\n"
-    "odd one, or only --n N when given) and times nothing.";
+    "compaction: stream compaction and the stable partition, built from a\n"
+    "predicate, the day 31 scan and a scatter, and in one pass with decoupled\n"
+    "look-back; against one atomic counter, a copy, the floor and CUB, at\n"
+    "survival --keep P, then at 0.1, 0.5 and 0.9; then gather and scatter\n"
+    "over an identity map, a random permutation and a map with two writers\n"
+    "per slot. Prints the wall time at the end.\n"
+    "--check runs the GPU self-check (sizes 0, 1, 255, 256, 257, 65537,\n"
+    "16777217, a random odd one and one above 2^30 where the GPU's memory\n"
+    "allows; or only --n N when given) and times nothing.\n"
+    "--variants times the single-pass configurations side by side.\n"
+    "--sweep times the main rows from n = 2^10 to the largest power of two\n"
+    "that fits, and over survival 0 to 1 at the default n, and writes\n"
+    "compaction-sizes.csv and compaction-survival.csv into the folder\n"
+    "--csv DIR (default: the current folder).";
 
-/* Threads per block of every element-wise kernel. */
+/* ---- Launch shapes ------------------------------------------------------ */
+
+/* Threads per block of every element-wise kernel (the single-pass kernels'
+ * shapes are in passConfigs, beside them). */
 #define BLOCK 256u
-/* The small grid of the self-check: far fewer blocks than the work, so
- * every grid-stride loop runs many rounds. */
+/* The self-check's second grid: far fewer blocks than the work, so every
+ * grid-stride loop runs many rounds. */
 #define SMALL_GRID 3u
 
 /* ---- Predicates ------------------------------------------------------ */
 
 /* Each predicate is defined once and used by the mark kernel, the scatter
  * (which evaluates it again instead of reading a flag array: see
- * scatterCompact), the atomic kernel and CUB. The host twins are
- * hx_pred_nonzero and hx_pred_even. */
+ * scatterCompact), the atomic kernel and CUB. The host references use the
+ * harness's twins, hx_pred_nonzero and hx_pred_even. */
 struct NonZero {
     __host__ __device__ bool operator()(int v) const { return v != 0; }
 };
@@ -72,6 +92,8 @@ struct IsEven {
     /* v % 2 is -1 for negative odd v, so compare with 0, not with 1. */
     __host__ __device__ bool operator()(int v) const { return v % 2 == 0; }
 };
+
+/* ---- The teaching path, step 1: mark ----------------------------------- */
 
 /* The one body both mark kernels share: they differ only in Pred. in and
  * flags are different buffers. */
@@ -97,14 +119,14 @@ __global__ void markEven(const int *__restrict__ in, int *__restrict__ flags,
     markWith<IsEven>(in, flags, n);
 }
 
-/* ---- Scan ------------------------------------------------------------ */
+/* ---- The teaching path, step 2: scan ------------------------------------ */
 
 /* The day 31 scan, from tile_scan.h: scanExclusive(&plan, rank, total, 0)
  * turns the flags into ranks in place (rank[i] = survivors before i) and
  * leaves the survivor count in the device int *total, where the partition's
  * scatter reads it without a trip to the host. */
 
-/* ---- Scatter --------------------------------------------------------- */
+/* ---- The teaching path, step 3: scatter --------------------------------- */
 
 /* out[rank[i]] = in[i] for every surviving i: rank is the exclusive scan of
  * the flags, so the k-th survivor lands in slot k. The predicate is
@@ -162,7 +184,7 @@ __global__ void compactAtomic(const int *__restrict__ in,
     }
 }
 
-/* The yardstick every row is divided by: the same grid, the same input and
+/* The yardstick of the x copy column: the same grid, the same input and
  * output buffers, and the least work a pass over them can do. */
 __global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
                          size_t n)
@@ -172,6 +194,244 @@ __global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
          i += stride)
         out[i] = in[i];
 }
+
+/* ---- The production path: one pass with decoupled look-back -------------
+ *
+ * The machinery is day 31's (../day31-scan/lookback.cuh, whose walkthrough
+ * the lesson refers to): tiles taken in start order, one status word per
+ * tile, the look-back, and the striped tile loaded as int4 vectors. Here
+ * the aggregate is a count (LookbackSum over 0s and 1s: it never nears
+ * 2^31 since n cannot).
+ *
+ * Both kernels stage a tile's output in shared memory before writing it
+ * (STAGED): each thread drops its survivors at their rank within the tile,
+ * then the block writes the tile's survivors as one contiguous run, every
+ * warp store covering 32 consecutive ints. Without staging (STAGED false,
+ * a --variants row) each thread writes its own survivors straight to
+ * global memory: the same bytes, in more and smaller pieces.
+ *
+ * Contract of both: in and out do not overlap (both __restrict__); state
+ * holds the zeros the launcher's memset left; any grid of at least one
+ * block is correct; n = 0 launches nothing; stallNs > 0 turns on the
+ * look-back's debug stalls (checks only). */
+
+/* What a single-pass block keeps in shared memory besides its staged
+ * output: the striped tile's partials, the tile index, and the tile's
+ * prefix and own count as warp 0 found them. */
+template <int THREADS, int ITEMS> struct PassShared {
+    typename StripedTile<THREADS, ITEMS>::Storage st;
+    unsigned tile;
+    int prefix;     /* kept elements before the tile (its exclusive prefix) */
+    int kept;       /* kept elements in the tile */
+};
+
+/* The head of every tile, shared by both single-pass kernels: load tile
+ * `tile` of in (pad fills the slots past n and must not be kept), count
+ * Keep over each thread's vectors into own[j], scan the counts across the
+ * tile (v[j]: scanUp's result), run the look-back in warp 0, and leave the
+ * tile's prefix and count in sh. The block that has the last tile writes
+ * the total to *count. Ends with a barrier: every thread may read sh and
+ * call exclusiveOf. */
+template <class Keep, int THREADS, int ITEMS>
+__device__ void passTileHead(const int *in, size_t n, size_t tiles,
+                             unsigned tile, int pad,
+                             unsigned long long *state, int *count,
+                             unsigned stallNs, PassShared<THREADS, ITEMS> &sh,
+                             int4 (&x)[ITEMS / 4], unsigned (&v)[ITEMS / 4],
+                             unsigned (&own)[ITEMS / 4])
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    const size_t base = (size_t)tile * Tile::SIZE;
+    Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, pad);
+#pragma unroll
+    for (int j = 0; j < Tile::VECS; ++j)
+        v[j] = own[j] = Keep()(x[j].x) + Keep()(x[j].y) + Keep()(x[j].z) +
+                        Keep()(x[j].w);
+    /* Contains the barrier after which warp 0 has every warp's counts; the
+     * previous tile's readers of sh passed lookbackNextTile's. */
+    const unsigned aggregate = Tile::scanUp(v, sh.st);
+    if (threadIdx.x < 32) {
+        const LookbackResult<int> r =
+            lookbackTile<LookbackSum>(state, tile, (int)aggregate, stallNs);
+        if (threadIdx.x == 0) {
+            sh.prefix = r.exclusive;
+            sh.kept = (int)aggregate;
+            if (tile == tiles - 1) *count = r.inclusive;
+        }
+    }
+    /* Everyone reads sh.prefix, sh.kept and warp 0's partials. */
+    __syncthreads();
+}
+
+/* Compaction in one pass: reads n ints, writes the survivors of NonZero in
+ * input order at out[0..m), and leaves m in the device int *count (written
+ * by the block that handles the last tile, from its inclusive prefix).
+ * Nothing is written at or past out[m]. */
+template <int THREADS, int ITEMS, bool STAGED>
+__global__ void __launch_bounds__(THREADS, 1)
+compactSinglePass(const int *__restrict__ in, int *__restrict__ out, size_t n,
+                  unsigned long long *state, int *count, unsigned stallNs)
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    __shared__ PassShared<THREADS, ITEMS> sh;
+    __shared__ int staged[STAGED ? Tile::SIZE : 1];
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+
+    for (;;) {
+        const unsigned tile = lookbackNextTile(state, &sh.tile);
+        if (tile >= tiles) return;   /* the same in every thread */
+        int4 x[Tile::VECS];
+        unsigned v[Tile::VECS], own[Tile::VECS];
+        passTileHead<NonZero>(in, n, tiles, tile, 0, state, count, stallNs,
+                              sh, x, v, own);
+        const size_t prefix = (unsigned)sh.prefix;
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) {
+            unsigned at = Tile::exclusiveOf(j, v[j], own[j], sh.st);
+            const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
+#pragma unroll
+            for (int c = 0; c < 4; ++c)
+                if (NonZero()(e[c])) {
+                    if (STAGED) staged[at] = e[c];
+                    else out[prefix + at] = e[c];
+                    ++at;
+                }
+        }
+        if (STAGED) {
+            /* Every survivor of the tile is in staged. The next tile's
+             * writes to staged come after lookbackNextTile's barrier, when
+             * every thread has finished this loop. */
+            __syncthreads();
+            for (int k = threadIdx.x; k < sh.kept; k += THREADS)
+                out[prefix + (size_t)k] = staged[k];
+        }
+    }
+}
+
+/* The stable partition's first pass: adds the number of evens in
+ * in[0..n) to *evens (zero at launch). Only reads: n ints. Tiles are
+ * independent here, so each block takes tiles blockIdx.x, + gridDim.x, ...
+ * and adds its count once. */
+template <int THREADS, int ITEMS>
+__global__ void __launch_bounds__(THREADS)
+countEvens(const int *__restrict__ in, size_t n, unsigned long long *evens)
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    __shared__ unsigned warpCount[THREADS / 32];
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    unsigned mine = 0;
+    for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const size_t base = tile * Tile::SIZE;
+        int4 x[Tile::VECS];
+        Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, 1);  /* 1 pads:
+                                                                    odd */
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j)
+            mine += IsEven()(x[j].x) + IsEven()(x[j].y) + IsEven()(x[j].z) +
+                    IsEven()(x[j].w);
+    }
+    for (int off = 16; off > 0; off /= 2)
+        mine += __shfl_xor_sync(0xffffffffu, mine, off);
+    if (threadIdx.x % 32 == 0) warpCount[threadIdx.x / 32] = mine;
+    /* Thread 0 reads every warp's count. */
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long block = 0;
+        for (int w = 0; w < THREADS / 32; ++w) block += warpCount[w];
+        atomicAdd(evens, block);
+    }
+}
+
+/* The stable partition's second pass: every even of in at its rank among
+ * the evens, every odd at E + its rank among the odds, both groups in
+ * input order. E = state[0], written by countEvens (the previous launch on
+ * the stream, so complete and visible); the look-back's state starts at
+ * state + 1 and counts evens. A tile's odd prefix needs no look-back of its
+ * own: the elements before the tile number base, so the odds before it are
+ * base minus the evens before it. Writes all n slots; leaves E, counted a
+ * second time, in *count. */
+template <int THREADS, int ITEMS, bool STAGED>
+__global__ void __launch_bounds__(THREADS, 1)
+partitionStable(const int *__restrict__ in, int *__restrict__ out, size_t n,
+                unsigned long long *state, int *count, unsigned stallNs)
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    __shared__ PassShared<THREADS, ITEMS> sh;
+    __shared__ int staged[STAGED ? Tile::SIZE : 1];
+    const size_t evens = (size_t)state[0];
+    unsigned long long *lookback = state + 1;
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+
+    for (;;) {
+        const unsigned tile = lookbackNextTile(lookback, &sh.tile);
+        if (tile >= tiles) return;
+        const size_t base = (size_t)tile * Tile::SIZE;
+        const size_t inTile = n - base < (size_t)Tile::SIZE ? n - base
+                                                            : (size_t)Tile::SIZE;
+        int4 x[Tile::VECS];
+        unsigned v[Tile::VECS], own[Tile::VECS];
+        /* 1 pads: odd, so placed after every real element of the tile. */
+        passTileHead<IsEven>(in, n, tiles, tile, 1, lookback, count, stallNs,
+                             sh, x, v, own);
+        const size_t evenBase = (unsigned)sh.prefix;
+        const size_t oddBase = evens + (base - evenBase);
+        const unsigned tileEvens = (unsigned)sh.kept;
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) {
+            /* Element c of this vector sits at tile index local + c. */
+            const unsigned local = 4u * (threadIdx.x + (unsigned)j * THREADS);
+            unsigned even = Tile::exclusiveOf(j, v[j], own[j], sh.st);
+            const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                const unsigned odd = local + c - even;   /* odds before it */
+                if (STAGED) {
+                    staged[IsEven()(e[c]) ? even : tileEvens + odd] = e[c];
+                } else if (local + c < inTile) {
+                    if (IsEven()(e[c])) out[evenBase + even] = e[c];
+                    else out[oddBase + odd] = e[c];
+                }
+                even += IsEven()(e[c]);
+            }
+        }
+        if (STAGED) {
+            /* staged holds the tile's evens, then its odds, then the pads
+             * (odd, past inTile): write the first inTile. */
+            __syncthreads();
+            for (int k = threadIdx.x; k < (int)inTile; k += THREADS)
+                out[k < (int)tileEvens ? evenBase + k
+                                       : oddBase + (k - tileEvens)] = staged[k];
+        }
+    }
+}
+
+/* The single-pass kernels' tuning, in one place: every configuration is
+ * built and checked; the first is the production one (the tables, the
+ * sweeps and the lesson use it); --variants times them side by side. Each
+ * runs as many blocks as fit on the GPU at once, looping over tiles. */
+typedef void (*PassKernel)(const int *, int *, size_t, unsigned long long *,
+                           int *, unsigned);
+typedef void (*CountKernel)(const int *, size_t, unsigned long long *);
+
+typedef struct {
+    const char *name;     /* threads x ints per thread, staged or direct */
+    PassKernel compact, partition;
+    CountKernel count;
+    int threads, items;
+} PassConfig;
+
+static const PassConfig passConfigs[] = {
+    {"256x16 staged", compactSinglePass<256, 16, true>,
+     partitionStable<256, 16, true>, countEvens<256, 16>, 256, 16},
+    {"256x8 staged", compactSinglePass<256, 8, true>,
+     partitionStable<256, 8, true>, countEvens<256, 8>, 256, 8},
+    {"512x16 staged", compactSinglePass<512, 16, true>,
+     partitionStable<512, 16, true>, countEvens<512, 16>, 512, 16},
+    {"256x16 direct", compactSinglePass<256, 16, false>,
+     partitionStable<256, 16, false>, countEvens<256, 16>, 256, 16},
+};
+#define PASS_CONFIGS ((int)(sizeof passConfigs / sizeof passConfigs[0]))
+#define PASS_SMALLEST_TILE (256 * 8)   /* the most tiles any config makes */
 
 /* ---- Gather and scatter ---------------------------------------------- */
 
@@ -188,7 +448,7 @@ __global__ void gather(const int *__restrict__ in, const int *__restrict__ map,
 
 /* out[map[i]] = in[i]: reads coalesced, writes wherever map points. Where
  * destinations repeat, one of the writes survives and which one is
- * unspecified (the host reference keeps the last; the check accepts any). */
+ * unspecified. */
 __global__ void scatter(const int *__restrict__ in, const int *__restrict__ map,
                         int *__restrict__ out, size_t n)
 {
@@ -198,7 +458,300 @@ __global__ void scatter(const int *__restrict__ in, const int *__restrict__ map,
         out[map[i]] = in[i];
 }
 
-/* ---- The lab's buffers and the work each row enqueues ----------------- */
+/* ---- Inputs, made on the device ------------------------------------------
+ *
+ * Every input is a function of (seed, i): element i's random bits are the
+ * i-th draw of splitmix64 from the seed (hx_rng's stream, computed directly
+ * instead of in sequence). So every GPU thread makes its own elements,
+ * nothing crosses the bus, and the host computes any element it needs for
+ * a reference without ever holding the input. The same seed gives the
+ * same input on every machine. */
+
+/* Every compaction and partition value lies in [-VMAX, VMAX], so the atomic
+ * row's same-values check can count them in 2 VMAX + 1 bins. */
+#define VMAX 1000000
+
+__host__ __device__ inline uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+__host__ __device__ inline uint64_t bitsAt(uint64_t seed, size_t i)
+{
+    return mix64(seed + 0x9E3779B97F4A7C15ull * ((uint64_t)i + 1));
+}
+
+/* Which elements are kept (non-zero for compaction, even for partition):
+ * each with probability keep, or one of the self-check's edge shapes. */
+typedef enum {
+    SHAPE_RATE,
+    SHAPE_ALL,
+    SHAPE_NONE,
+    SHAPE_LAST_ONLY,
+    SHAPE_ALTERNATING,   /* exactly the even i */
+    SHAPE_SORTED,        /* none kept in the first half, all in the second */
+    SHAPES
+} Shape;
+
+static const char *const shapeName[SHAPES] = {
+    "rate", "all kept", "none kept", "last only", "alternating", "sorted"};
+
+typedef struct {
+    uint64_t seed;
+    size_t n;
+    Shape shape;
+    double keep;          /* SHAPE_RATE: the probability */
+    uint64_t keepBelow;   /* keep * 2^32: kept when the top 32 bits are below */
+    int parity;           /* 0: kept values are non-zero, the others 0
+                             (compaction); 1: kept values are even, the
+                             others odd (partition) */
+} Input;
+
+static Input makeInput(uint64_t seed, size_t n, Shape shape, double keep,
+                       int parity)
+{
+    Input s;
+    s.seed = seed;
+    s.n = n;
+    s.shape = shape;
+    s.keep = keep;
+    s.keepBelow = (uint64_t)(keep * 4294967296.0);
+    s.parity = parity;
+    return s;
+}
+
+__host__ __device__ inline bool keptAt(const Input &s, size_t i,
+                                       uint64_t bits)
+{
+    switch (s.shape) {
+    case SHAPE_RATE: return (bits >> 32) < s.keepBelow;
+    case SHAPE_ALL: return true;
+    case SHAPE_LAST_ONLY: return i + 1 == s.n;
+    case SHAPE_ALTERNATING: return i % 2 == 0;
+    case SHAPE_SORTED: return i >= s.n / 2;
+    default: return false;
+    }
+}
+
+/* Element i. Values are spread over [-VMAX, VMAX] (the low 32 bits scaled
+ * by a multiply, not a modulo), so an order error moves a value that
+ * differs from its neighbours. Written without branches: the host calls it
+ * for every element of every reference, and a branch on a random bit is
+ * mispredicted half the time. */
+__host__ __device__ inline int inputAt(const Input &s, size_t i)
+{
+    const uint64_t bits = bitsAt(s.seed, i);
+    const int kept = keptAt(s, i, bits);
+    const uint64_t low = (uint32_t)bits;
+    if (s.parity) {
+        const int k = (int)((low * VMAX) >> 32) - VMAX / 2;
+        return 2 * k + 1 - kept;                      /* even when kept */
+    }
+    const int u = (int)((low * (2 * VMAX)) >> 32);    /* 0 .. 2 VMAX - 1 */
+    return (u - VMAX + (u >= VMAX)) & -kept;          /* never 0 when kept */
+}
+
+/* A pseudo-random permutation of [0, n) that can be evaluated, and
+ * inverted, at any index: three rounds of (multiply by an odd constant,
+ * xor the high half into the low half) on the smallest power-of-two
+ * domain holding n, walked along its cycle until the result is below n.
+ * Each round is a bijection, so the whole is; the inverse runs the rounds
+ * backwards. The gather and scatter rows read their map from it, and the
+ * host computes their references from it without a random access. */
+typedef struct {
+    size_t n;
+    unsigned bits, shift;   /* shift = bits / 2 + 1: x ^ (x >> shift) is its
+                               own inverse on bits bits */
+    uint64_t mask, key;
+    uint64_t mul[3], inv[3];   /* odd multipliers, their inverses mod 2^64 */
+} Perm;
+
+static Perm makePerm(size_t n, uint64_t seed)
+{
+    Perm p;
+    p.n = n;
+    p.bits = 0;
+    while (p.bits < 63 && ((uint64_t)1 << p.bits) < n) ++p.bits;
+    p.shift = p.bits / 2 + 1;
+    p.mask = ((uint64_t)1 << p.bits) - 1;
+    p.key = mix64(seed) & p.mask;
+    for (int r = 0; r < 3; ++r) {
+        const uint64_t a = mix64(seed + 1 + (uint64_t)r) | 1;
+        uint64_t x = a;                        /* right to 3 bits: a*a = 1 mod 8 */
+        for (int k = 0; k < 5; ++k) x *= 2 - a * x;   /* Newton: 6, 12, .. 96 */
+        p.mul[r] = a;
+        p.inv[r] = x;
+    }
+    return p;
+}
+
+__host__ __device__ inline uint64_t scramble(const Perm &p, uint64_t x)
+{
+    x ^= p.key;
+    for (int r = 0; r < 3; ++r) {
+        x = (x * p.mul[r]) & p.mask;
+        x ^= x >> p.shift;
+    }
+    return x;
+}
+
+__host__ __device__ inline uint64_t unscramble(const Perm &p, uint64_t x)
+{
+    for (int r = 2; r >= 0; --r) {
+        x ^= x >> p.shift;
+        x = (x * p.inv[r]) & p.mask;
+    }
+    return x ^ p.key;
+}
+
+__host__ __device__ inline size_t permAt(const Perm &p, size_t i)
+{
+    uint64_t x = scramble(p, i);
+    while (x >= p.n) x = scramble(p, x);
+    return (size_t)x;
+}
+
+__host__ __device__ inline size_t permInverseAt(const Perm &p, size_t j)
+{
+    uint64_t x = unscramble(p, j);
+    while (x >= p.n) x = unscramble(p, x);
+    return (size_t)x;
+}
+
+/* The gather and scatter values: value j is a bijection of j onto
+ * [0, 2^31), so every element differs (a read from the wrong index shows)
+ * and none is negative (never HX_POISON or HX_GUARD_WORD). */
+static Perm makeValues(uint64_t seed) { return makePerm((size_t)1 << 31, seed); }
+
+__host__ __device__ inline int valueAt(const Perm &values, size_t j)
+{
+    return (int)scramble(values, j);
+}
+
+/* The maps of the gather and scatter rows. MAP_PAIRS sends i to the even
+ * slot at or below perm(i): every even slot j has exactly two writers,
+ * perm^-1(j) and perm^-1(j + 1) (one when j + 1 = n), and no odd slot has
+ * any. */
+typedef enum { MAP_IDENTITY, MAP_PERMUTATION, MAP_PAIRS } MapKind;
+
+__global__ void fillInput(int *__restrict__ a, Input s)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < s.n;
+         i += stride)
+        a[i] = inputAt(s, i);
+}
+
+__global__ void fillValues(int *__restrict__ a, size_t n, Perm values)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        a[i] = valueAt(values, i);
+}
+
+__global__ void fillMap(int *__restrict__ map, Perm p, MapKind kind)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n;
+         i += stride) {
+        const size_t j = kind == MAP_IDENTITY ? i : permAt(p, i);
+        map[i] = (int)(kind == MAP_PAIRS ? j & ~(size_t)1 : j);
+    }
+}
+
+/* ---- Checks on the device ------------------------------------------------
+ *
+ * An output is compared with its reference where both already are: on the
+ * GPU. Each kernel below looks at every element and counts what it finds;
+ * only the counts cross the bus. When a check fails, the host fetches the
+ * output and the reference and prints the harness's own report (hx_check.h)
+ * with the first bad index and both values. The self-check plants errors
+ * to prove that these kernels see them. */
+
+/* The device side of hx_cmp: counts, and first indices (ULLONG_MAX: none). */
+typedef struct {
+    unsigned long long bad, first, unwritten, firstUnwritten;
+} Verdict;
+
+__device__ void noteBad(Verdict *v, size_t i, int got)
+{
+    atomicAdd(&v->bad, 1ull);
+    atomicMin(&v->first, (unsigned long long)i);
+    if (got == HX_POISON) {
+        atomicAdd(&v->unwritten, 1ull);
+        atomicMin(&v->firstUnwritten, (unsigned long long)i);
+    }
+}
+
+/* got[i] == want[i] for i < from; past it, got holds want's tail reversed
+ * (got[i] == want[from + (n - 1 - i)]): CUB's partition writes its rejects
+ * that way. from = n compares straight. */
+__global__ void compareInts(const int *__restrict__ got,
+                            const int *__restrict__ want, size_t n,
+                            size_t from, Verdict *v)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        const size_t j = i < from ? i : from + (n - 1 - i);
+        const int g = got[i];
+        if (g != want[j]) noteBad(v, i, g);
+    }
+}
+
+/* The scatter through MAP_PAIRS, against want[j] = the value whose
+ * permuted index is j: an even slot holds want[j] or want[j + 1] (which of
+ * its two writers survives is unspecified); an odd slot keeps its poison. */
+__global__ void comparePairs(const int *__restrict__ got,
+                             const int *__restrict__ want, size_t n,
+                             Verdict *v)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n;
+         j += stride) {
+        const int g = got[j];
+        const bool ok = j % 2 ? g == HX_POISON
+                              : g == want[j] || (j + 1 < n && g == want[j + 1]);
+        if (!ok) noteBad(v, j, g);
+    }
+}
+
+/* The same-values check: bins[v + VMAX] counts +1 for every v in got and -1
+ * for every v in want; a value of got outside [-VMAX, VMAX] can match
+ * nothing in want and counts as extra. The multisets agree exactly when
+ * every bin ends at 0 and nothing fell outside. tally: [0] outside,
+ * [1] missing (sum of negative bins), [2] extra (sum of positive bins). */
+#define BINS (2 * VMAX + 1)
+
+__global__ void countValues(const int *__restrict__ a, size_t n, int sign,
+                            int *__restrict__ bins,
+                            unsigned long long *__restrict__ tally)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        const int v = a[i];
+        if (v >= -VMAX && v <= VMAX) atomicAdd(&bins[v + VMAX], sign);
+        else atomicAdd(&tally[0], 1ull);
+    }
+}
+
+__global__ void sumBins(const int *__restrict__ bins,
+                        unsigned long long *__restrict__ tally)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x; b < BINS;
+         b += stride) {
+        const int c = bins[b];
+        if (c < 0) atomicAdd(&tally[1], (unsigned long long)-c);
+        if (c > 0) atomicAdd(&tally[2], (unsigned long long)c);
+    }
+}
+
+/* ---- The lab: buffers, and what each row runs ----------------------------- */
 
 /* Device ints that hold counts: every count stays on the device, where the
  * next kernel (or the check, after the timing) reads it. */
@@ -208,22 +761,108 @@ enum {
     COUNT_ATOMIC,         /* compactAtomic's counter */
     COUNT_CUB_SELECT,
     COUNT_CUB_PARTITION,
+    COUNT_SINGLE,         /* single-pass compaction's count */
+    COUNT_STABLE,         /* the stable partition's evens */
     COUNT_SLOTS
 };
 
+/* The reference a row's output is compared with. */
+typedef enum {
+    REF_INPUT,       /* the input itself (in): copies, identity maps */
+    REF_FLAGS,       /* pred(in[i]) */
+    REF_RANKS,       /* exclusive scan of the flags */
+    REF_COMPACT,     /* the survivors of in in order, then poison */
+    REF_PARTITION,   /* evens of par in order, then odds in order */
+    REF_GATHER,      /* in[perm(i)] */
+    REF_SCATTER,     /* in[perm^-1(j)] */
+    REFS
+} Ref;
+
+/* Host staging for references: STAGE_INTS ints at a time, two buffers used
+ * in turn so the host fills one while the other is on its way. */
+#define STAGE_INTS ((size_t)1 << 18)
+
+/* The references a table needs at once each have their own device buffer
+ * (wantSlot maps a Ref to it), so that they can be built at the same time. */
+#define WANT_SLOTS 4
+
 typedef struct {
-    size_t n;
+    int *stage[2];          /* pinned */
+    cudaEvent_t sent[2];    /* stage[k] may be refilled once sent[k] passed */
+    int which;
+    size_t fill;
+    int *dst;               /* device: where the next flushed int goes */
+} RefStream;
+
+typedef struct Lab Lab;
+
+/* What the targets compare, at one survival rate: the single pass and CUB's
+ * select (medians and floors), the stable partition and CUB's. */
+typedef struct {
+    int measured;
+    double single, singleFloor, select, selectFloor, stable, cubPartition;
+} Target;
+
+/* A single-pass row's work: its configuration, and the look-back's debug
+ * stalls (0 in every timed run). */
+typedef struct {
+    Lab *L;
+    int config;
+    unsigned stallNs;
+} PassRun;
+
+#define STALL_NS 4000u
+
+struct Lab {
+    const hx_device *dev;
+    size_t n, capacity;   /* elements now; the most the buffers hold */
     unsigned grid;        /* blocks of BLOCK threads, every element-wise kernel */
-    int *in;              /* compaction input; later the gather/scatter source */
-    int *par;             /* partition input */
-    int *rank;            /* flags, then scanned in place into ranks */
-    int *map;             /* gather/scatter indices */
+    int *in;              /* compaction input; later the gather/scatter values */
+    int *par;             /* partition input; later the pairs map */
+    int *rank;            /* flags, then ranks; the identity map; scratch
+                             while a reference is built */
+    int *map;             /* the permutation map */
+    int *want[WANT_SLOTS];   /* references, built before the checks */
     int *counts;          /* COUNT_SLOTS device ints */
     hx_guarded out;       /* every row's output: poisoned, between guards */
     ScanPlan plan;
     void *cubTemp;        /* allocated once, outside every timing */
     size_t cubTempBytes;
-} Lab;
+    unsigned long long *passState;   /* the partition's count, then the
+                                        look-back's words */
+    unsigned resident[PASS_CONFIGS][2];   /* blocks of each config's
+                                        compaction, partition kernel that fit
+                                        on the GPU at once */
+    unsigned passGrid;    /* 0, or the self-check's small grid */
+    PassRun passRuns[PASS_CONFIGS][2];    /* [config][stalled] */
+    char passNames[PASS_CONFIGS][2][2][40];   /* their rows' names:
+                                        [config][stalled][partition] */
+
+    Input inSpec, parSpec;   /* what in and par hold */
+    Perm perm, values;       /* the gather/scatter map and values */
+    Verdict *verdict;        /* device: the last comparison */
+    int *bins;               /* device: BINS ints */
+    unsigned long long *tally;   /* device: 3 */
+    RefStream stream[WANT_SLOTS][2];   /* a partition needs two */
+    size_t refCount[REFS];   /* per Ref: the survivors (REF_RANKS,
+                                REF_COMPACT) or the evens (REF_PARTITION) */
+    size_t disorder;         /* the atomic row's slots out of the stable order */
+    Target targets[3];       /* the default run's survival 0.1, 0.5, 0.9 */
+    double refSeconds;       /* host time spent building references */
+};
+
+/* A row's work needs the lab, and the gather and scatter rows a map too. */
+typedef struct {
+    Lab *L;
+    const int *map;
+} MapRun;
+
+static void runMemcpy(void *ctx)
+{
+    Lab *L = (Lab *)ctx;
+    HX_CHECK(cudaMemcpyAsync(L->out.data, L->in, L->n * sizeof(int),
+                             cudaMemcpyDeviceToDevice, 0));
+}
 
 static void runCopy(void *ctx)
 {
@@ -246,6 +885,7 @@ static void runMarkScan(void *ctx)
     scanExclusive(&L->plan, L->rank, L->counts + COUNT_KEPT, 0);
 }
 
+/* Reads the ranks of in that the last mark-then-scan left in rank. */
 static void runScatter(void *ctx)
 {
     Lab *L = (Lab *)ctx;
@@ -271,6 +911,8 @@ static void runPartition(void *ctx)
     HX_CHECK_LAUNCH("scatterPartition");
 }
 
+/* The counter must start at 0, so its memset is part of every run: the row
+ * counts it as a launch and its time is inside the timing. */
 static void runAtomic(void *ctx)
 {
     Lab *L = (Lab *)ctx;
@@ -313,27 +955,243 @@ static void runCubPartition(void *ctx)
     HX_CHECK(cubPartition(L, L->cubTemp, &bytes));
 }
 
+/* Bytes of passState: the partition's count word, then the look-back's
+ * state for the most tiles any configuration makes. */
+static size_t passStateBytes(size_t n)
+{
+    return sizeof(unsigned long long) +
+           lookbackBytes((n + PASS_SMALLEST_TILE - 1) / PASS_SMALLEST_TILE);
+}
+
+/* Blocks for one single-pass launch: as many as fit at once, never more
+ * than there are tiles (or the self-check's small grid). */
+static unsigned passBlocks(const Lab *L, int config, int partition,
+                           size_t tiles)
+{
+    if (L->passGrid) return L->passGrid;
+    const unsigned fit = L->resident[config][partition];
+    return tiles < fit ? (unsigned)tiles : fit;
+}
+
+static size_t passTiles(int config, size_t n)
+{
+    const size_t tile = (size_t)passConfigs[config].threads *
+                        passConfigs[config].items;
+    return (n + tile - 1) / tile;
+}
+
+/* The look-back's state is reset by a memset before every launch: part of
+ * the run, counted as a launch. */
+static void runCompactPass(void *ctx)
+{
+    const PassRun *r = (const PassRun *)ctx;
+    Lab *L = r->L;
+    const PassConfig *c = &passConfigs[r->config];
+    if (L->n == 0) {
+        HX_CHECK(cudaMemsetAsync(L->counts + COUNT_SINGLE, 0, sizeof(int), 0));
+        return;
+    }
+    const size_t tiles = passTiles(r->config, L->n);
+    HX_CHECK(cudaMemsetAsync(L->passState, 0, lookbackBytes(tiles), 0));
+    c->compact<<<passBlocks(L, r->config, 0, tiles), c->threads>>>(
+        L->in, L->out.data, L->n, L->passState, L->counts + COUNT_SINGLE,
+        r->stallNs);
+    HX_CHECK_LAUNCH("compactSinglePass");
+}
+
+/* One memset clears the count word and the look-back's state together. */
+static void runPartitionPass(void *ctx)
+{
+    const PassRun *r = (const PassRun *)ctx;
+    Lab *L = r->L;
+    const PassConfig *c = &passConfigs[r->config];
+    if (L->n == 0) {
+        HX_CHECK(cudaMemsetAsync(L->counts + COUNT_STABLE, 0, sizeof(int), 0));
+        return;
+    }
+    const size_t tiles = passTiles(r->config, L->n);
+    const unsigned grid = passBlocks(L, r->config, 1, tiles);
+    HX_CHECK(cudaMemsetAsync(L->passState, 0,
+                             sizeof(unsigned long long) + lookbackBytes(tiles), 0));
+    c->count<<<grid, c->threads>>>(L->par, L->n, L->passState);
+    HX_CHECK_LAUNCH("countEvens");
+    c->partition<<<grid, c->threads>>>(L->par, L->out.data, L->n,
+                                       L->passState, L->counts + COUNT_STABLE,
+                                       r->stallNs);
+    HX_CHECK_LAUNCH("partitionStable");
+}
+
 static void runGather(void *ctx)
 {
-    Lab *L = (Lab *)ctx;
-    gather<<<L->grid, BLOCK>>>(L->in, L->map, L->out.data, L->n);
+    const MapRun *r = (const MapRun *)ctx;
+    gather<<<r->L->grid, BLOCK>>>(r->L->in, r->map, r->L->out.data, r->L->n);
     HX_CHECK_LAUNCH("gather");
 }
 
 static void runScatterMap(void *ctx)
 {
-    Lab *L = (Lab *)ctx;
-    scatter<<<L->grid, BLOCK>>>(L->in, L->map, L->out.data, L->n);
+    const MapRun *r = (const MapRun *)ctx;
+    scatter<<<r->L->grid, BLOCK>>>(r->L->in, r->map, r->L->out.data, r->L->n);
     HX_CHECK_LAUNCH("scatter");
 }
 
-/* Kernel launches per row (cudaMemset is not counted). CUB's select and
- * partition are one init kernel and one single-pass kernel each. */
-static int launchesMarkScan(const Lab *L) { return 1 + scanLaunches(&L->plan); }
-static int launchesThreePhase(const Lab *L) { return 2 + scanLaunches(&L->plan); }
+/* CUB's select and partition are one init kernel and one single-pass
+ * kernel each. */
 #define CUB_LAUNCHES 2
 
-/* ---- Host side: memory ------------------------------------------------ */
+/* ---- Rows: what runs, how it is checked, what it must move -------------- */
+
+typedef enum {
+    HOW_EQUAL,            /* every slot, exactly */
+    HOW_SAME_VALUES,      /* the atomic row: the count, the same values at
+                             out[0..count), poison past it */
+    HOW_REJECTS_REVERSED, /* CUB's partition: the rejects in reverse order */
+    HOW_PAIRS             /* the scatter through MAP_PAIRS */
+} How;
+
+typedef struct {
+    const char *name;
+    hx_work run;
+    void *ctx;
+    hx_work prepare;      /* run before the checked run (NULL: none) */
+    Ref ref;
+    How how;
+    int toRank;           /* writes rank (unguarded) instead of out */
+    int count;            /* COUNT_ slot to compare with the reference's
+                             count, or -1 */
+    int launches;
+    double floorN, floorKept;   /* ints it must move: floorN n + floorKept kept */
+    const char *noteBefore;     /* a table note printed above it, or NULL */
+} Row;
+
+static Row row(const char *name, hx_work run, void *ctx, Ref ref, How how,
+               int count, int launches, double floorN, double floorKept)
+{
+    Row r;
+    r.name = name;
+    r.run = run;
+    r.ctx = ctx;
+    r.prepare = NULL;
+    r.ref = ref;
+    r.how = how;
+    r.toRank = 0;
+    r.count = count;
+    r.launches = launches;
+    r.floorN = floorN;
+    r.floorKept = floorKept;
+    r.noteBefore = NULL;
+    return r;
+}
+
+/* Every table starts with these two: the floor of each row is measured
+ * against the first, x copy against the second. */
+enum { ROW_MEMCPY, ROW_COPY };
+#define MAX_ROWS 32
+
+static int copyRows(Lab *L, Row *rows)
+{
+    rows[ROW_MEMCPY] = row("cudaMemcpy device to device", runMemcpy, L,
+                           REF_INPUT, HOW_EQUAL, -1, 1, 2, 0);
+    rows[ROW_COPY] = row("copy", runCopy, L, REF_INPUT, HOW_EQUAL, -1, 1, 2, 0);
+    return 2;
+}
+
+static int launchesMarkScan(const Lab *L) { return 1 + scanLaunches(&L->plan); }
+static int launchesThreePhase(const Lab *L) { return 2 + scanLaunches(&L->plan); }
+
+/* The single-pass rows of configuration config (stalled: with the
+ * look-back's debug stalls). */
+static int passRows(Lab *L, Row *rows, int config, int stalled)
+{
+    PassRun *r = &L->passRuns[config][stalled];
+    rows[0] = row("single-pass compaction", runCompactPass, r, REF_COMPACT,
+                  HOW_EQUAL, COUNT_SINGLE, 2, 1, 1);
+    rows[1] = row("stable partition, count + one pass", runPartitionPass, r,
+                  REF_PARTITION, HOW_EQUAL, COUNT_STABLE, 3, 3, 0);
+    if (config == 0 && !stalled) return 2;
+    rows[0].name = L->passNames[config][stalled][0];
+    rows[1].name = L->passNames[config][stalled][1];
+    return 2;
+}
+
+/* The rows of a compaction table (full: with the teaching path's phases
+ * alone). The teaching rows are measured against the bytes their own
+ * phases move: mark 2n (in, flags), the scan 4n (its tile pass and its
+ * add-back each read and write rank; the upper levels add 1/256 of that),
+ * the compaction's scatter 2n + kept (in and rank, the survivors), the
+ * partition's scatter 3n (every element written). The single-pass rows
+ * and CUB are held to the problem's own floor: n + kept for compaction, 3n
+ * for the stable partition with its counting pass, 2n for CUB's unstable
+ * one, which needs no count. */
+static int compactionRows(Lab *L, Row *rows, int full)
+{
+    int k = 0;
+    if (full) {
+        rows[k] = row("mark the predicate", runMark, L, REF_FLAGS, HOW_EQUAL,
+                      -1, 1, 2, 0);
+        rows[k].noteBefore = "the teaching path: mark, scan, scatter";
+        rows[k++].toRank = 1;
+        rows[k] = row("mark then scan", runMarkScan, L, REF_RANKS, HOW_EQUAL,
+                      COUNT_KEPT, launchesMarkScan(L), 6, 0);
+        rows[k++].toRank = 1;
+        /* Timed right after "mark then scan", whose ranks it reads. */
+        rows[k] = row("scatter alone with ranks ready", runScatter, L,
+                      REF_COMPACT, HOW_EQUAL, -1, 1, 2, 1);
+        rows[k++].prepare = runMarkScan;
+    }
+    rows[k] = row("compaction, all three phases", runCompact, L, REF_COMPACT,
+                  HOW_EQUAL, COUNT_KEPT, launchesThreePhase(L), 8, 1);
+    if (!full) rows[k].noteBefore = "the teaching path: mark, scan, scatter";
+    ++k;
+    rows[k++] = row("partition, even then odd", runPartition, L,
+                    REF_PARTITION, HOW_EQUAL, COUNT_EVEN,
+                    launchesThreePhase(L), 9, 0);
+    rows[k] = row("compaction with one atomic counter", runAtomic, L,
+                  REF_COMPACT, HOW_SAME_VALUES, COUNT_ATOMIC, 2, 1, 1);
+    rows[k++].noteBefore = "the same values in the scheduler's order "
+                           "(memset of the counter + kernel, both timed):";
+    passRows(L, rows + k, 0, 0);
+    rows[k].noteBefore = "the production path: one pass with decoupled "
+                         "look-back (memset of its state + kernels):";
+    k += 2;
+    rows[k] = row("CUB DeviceSelect::If", runCubSelect, L, REF_COMPACT,
+                  HOW_EQUAL, COUNT_CUB_SELECT, CUB_LAUNCHES, 1, 1);
+    rows[k++].noteBefore = "the library, in the same run:";
+    rows[k++] = row("CUB DevicePartition::If (unstable)", runCubPartition, L,
+                    REF_PARTITION, HOW_REJECTS_REVERSED, COUNT_CUB_PARTITION,
+                    CUB_LAUNCHES, 2, 0);
+    return k;
+}
+
+/* Gather and scatter through the maps makeMaps made; maps[0..3) holds the
+ * rows' contexts and must outlive them. Each moves 3n ints: in, map, out
+ * (the scatter with two writers per slot still issues every write). */
+static int mapRows(Lab *L, Row *rows, MapRun maps[3])
+{
+    maps[0].L = maps[1].L = maps[2].L = L;
+    maps[0].map = L->rank;   /* identity */
+    maps[1].map = L->map;    /* permutation */
+    maps[2].map = L->par;    /* pairs */
+    int k = 0;
+    rows[k++] = row("gather, identity map", runGather, &maps[0], REF_INPUT,
+                    HOW_EQUAL, -1, 1, 3, 0);
+    rows[k++] = row("gather, random permutation", runGather, &maps[1],
+                    REF_GATHER, HOW_EQUAL, -1, 1, 3, 0);
+    rows[k++] = row("scatter, identity map", runScatterMap, &maps[0],
+                    REF_INPUT, HOW_EQUAL, -1, 1, 3, 0);
+    rows[k++] = row("scatter, random permutation", runScatterMap, &maps[1],
+                    REF_SCATTER, HOW_EQUAL, -1, 1, 3, 0);
+    rows[k++] = row("scatter, two writers per even slot", runScatterMap,
+                    &maps[2], REF_SCATTER, HOW_PAIRS, -1, 1, 3, 0);
+    return k;
+}
+
+static double floorInts(const Row *r, size_t n, size_t kept)
+{
+    return r->floorN * (double)n + r->floorKept * (double)kept;
+}
+
+/* ---- Host side: memory -------------------------------------------------- */
 
 static int *hostInts(size_t n)
 {
@@ -353,81 +1211,386 @@ static int *deviceInts(size_t n)
     return p;
 }
 
-static void upload(int *dst, const int *src, size_t n)
-{
-    HX_CHECK(cudaMemcpy(dst, src, n * sizeof(int), cudaMemcpyHostToDevice));
-}
-
 static void download(int *dst, const int *src, size_t n)
 {
-    HX_CHECK(cudaMemcpy(dst, src, n * sizeof(int), cudaMemcpyDeviceToHost));
+    if (n) HX_CHECK(cudaMemcpy(dst, src, n * sizeof(int), cudaMemcpyDeviceToHost));
 }
 
-static void poisonHost(int *a, size_t n)
+static int deviceInt(const int *p)
 {
-    for (size_t i = 0; i < n; ++i) a[i] = HX_POISON;
+    int v = 0;
+    HX_CHECK(cudaMemcpy(&v, p, sizeof v, cudaMemcpyDeviceToHost));
+    return v;
 }
 
-/* Poisons the output (and its guards) before a checked run. */
-static void poisonOut(Lab *L) { hx_guarded_poison(&L->out); }
-
-static void poisonRank(Lab *L)
+static void poisonDevice(int *p, size_t n)
 {
-    HX_CHECK(cudaMemset(L->rank, HX_POISON_BYTE, (L->n ? L->n : 1) * sizeof(int)));
+    if (n) HX_CHECK(cudaMemset(p, HX_POISON_BYTE, n * sizeof(int)));
 }
 
-/* ---- Host side: inputs and references --------------------------------- */
+/* n-int device buffers: in, par, rank, map, the references, the output. */
+#define BUFFERS (5 + WANT_SLOTS)
 
-/* The self-check's four inputs per size, and the names its lines print. */
-enum { CASE_NONE, CASE_ALL, CASE_HALF, CASE_LAST_ONLY, CASES };
-static const char *caseName[CASES] = {"0", "1", "0.5", "last-only"};
-
-/* Compaction input: survival 0, 1, 0.5, or only the last element kept. */
-static void fillCompactCase(int *a, size_t n, int c, uint64_t seed)
+/* Device bytes the lab needs for n elements: the buffers, the output's
+ * guards, the scan's levels, CUB's storage, the bins. */
+static size_t labBytes(size_t n, size_t cubTempBytes)
 {
-    if (c == CASE_LAST_ONLY) hx_fill_shape(a, n, HX_SHAPE_LAST_ONLY, seed);
-    else hx_fill_survival(a, n, c == CASE_NONE ? 0.0 : c == CASE_ALL ? 1.0 : 0.5, seed);
+    return BUFFERS * n * sizeof(int) + 2 * HX_GUARD_WORDS * sizeof(int) +
+           scanPlanBytes(n) + passStateBytes(n) + cubTempBytes + BINS * sizeof(int) +
+           COUNT_SLOTS * sizeof(int) + sizeof(Verdict) + 3 * sizeof(long long);
 }
 
-/* Partition input with the same idea: no evens, all even, half, or one
- * even that is the last element. */
-static void fillPartitionCase(int *a, size_t n, int c, uint64_t seed)
+static size_t cubTempFor(size_t n)
 {
-    const double pEven = c == CASE_ALL ? 1.0 : c == CASE_HALF ? 0.5 : 0.0;
-    hx_fill_parity(a, n, pEven, seed);
-    if (c == CASE_LAST_ONLY && n > 0) a[n - 1] = 123456;
+    Lab probe;
+    memset(&probe, 0, sizeof probe);
+    probe.n = n;
+    size_t selectBytes = 0, partitionBytes = 0;
+    HX_CHECK(cubSelect(&probe, NULL, &selectBytes));
+    HX_CHECK(cubPartition(&probe, NULL, &partitionBytes));
+    return selectBytes > partitionBytes ? selectBytes : partitionBytes;
 }
 
-/* What a poisoned output holds after a correct compaction: the survivors in
- * order, then poison (slots past the count are not part of the result, so
- * a correct kernel never writes them). Returns the count. */
-static size_t wantCompact(const int *in, int *want, size_t n)
+/* Returns HX_EXIT_OK, or prints one line and returns HX_EXIT_NOMEM when
+ * capacity elements do not fit. */
+static int labOpen(Lab *L, const hx_device *dev, size_t capacity)
 {
-    poisonHost(want, n);
-    return hx_compact(in, want, n, hx_pred_nonzero);
+    memset(L, 0, sizeof *L);
+    L->dev = dev;
+    L->capacity = capacity;
+    L->cubTempBytes = cubTempFor(capacity);
+    const size_t need = labBytes(capacity, L->cubTempBytes);
+    if (!hx_fits(dev, need)) {
+        fprintf(stderr, "%s: n = %zu needs %.1f MiB of device memory, %.1f MiB "
+                "free (try a smaller --n)\n", PROG, capacity, need / 1048576.0,
+                dev->free_mem / 1048576.0);
+        return HX_EXIT_NOMEM;
+    }
+    L->in = deviceInts(capacity);
+    L->par = deviceInts(capacity);
+    L->rank = deviceInts(capacity);
+    L->map = deviceInts(capacity);
+    for (int w = 0; w < WANT_SLOTS; ++w) L->want[w] = deviceInts(capacity);
+    L->counts = deviceInts(COUNT_SLOTS);
+    L->bins = deviceInts(BINS);
+    HX_CHECK(cudaMalloc(&L->cubTemp, L->cubTempBytes ? L->cubTempBytes : 1));
+    HX_CHECK(cudaMalloc(&L->verdict, sizeof(Verdict)));
+    HX_CHECK(cudaMalloc(&L->tally, 3 * sizeof(unsigned long long)));
+    HX_CHECK(cudaMalloc(&L->passState, passStateBytes(capacity)));
+    for (int c = 0; c < PASS_CONFIGS; ++c) {
+        const PassConfig *pc = &passConfigs[c];
+        for (int part = 0; part < 2; ++part) {
+            int perSm = 0;
+            HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &perSm, part ? pc->partition : pc->compact, pc->threads, 0));
+            L->resident[c][part] = (unsigned)(perSm > 0 ? perSm : 1) *
+                                   (unsigned)(dev->sms > 0 ? dev->sms : 1);
+        }
+        for (int stalled = 0; stalled < 2; ++stalled) {
+            L->passRuns[c][stalled].L = L;
+            L->passRuns[c][stalled].config = c;
+            L->passRuns[c][stalled].stallNs = stalled ? STALL_NS : 0;
+            snprintf(L->passNames[c][stalled][0], sizeof L->passNames[c][stalled][0],
+                     "single pass %s%s", pc->name, stalled ? ", stalled" : "");
+            snprintf(L->passNames[c][stalled][1], sizeof L->passNames[c][stalled][1],
+                     "stable partition %s%s", pc->name, stalled ? ", stalled" : "");
+        }
+    }
+    for (int w = 0; w < WANT_SLOTS; ++w)
+        for (int s = 0; s < 2; ++s)
+            for (int k = 0; k < 2; ++k) {
+                RefStream *r = &L->stream[w][s];
+                HX_CHECK(cudaMallocHost(&r->stage[k], STAGE_INTS * sizeof(int)));
+                HX_CHECK(cudaEventCreateWithFlags(&r->sent[k],
+                                                  cudaEventDisableTiming));
+                HX_CHECK(cudaEventRecord(r->sent[k], 0));
+            }
+    return HX_EXIT_OK;
+}
+
+/* Sizes the scan plan and the guarded output for n <= capacity elements,
+ * with the automatic grid. */
+static void labResize(Lab *L, size_t n)
+{
+    if (L->out.base) {
+        hx_guarded_free(&L->out);
+        scanPlanDestroy(&L->plan);
+    }
+    L->n = n;
+    L->grid = hx_grid_for(L->dev, n, BLOCK);
+    hx_guarded_alloc(&L->out, n);
+    scanPlanCreate(&L->plan, n);
+}
+
+static void labClose(Lab *L)
+{
+    for (int w = 0; w < WANT_SLOTS; ++w)
+        for (int s = 0; s < 2; ++s)
+            for (int k = 0; k < 2; ++k) {
+                HX_CHECK(cudaFreeHost(L->stream[w][s].stage[k]));
+                HX_CHECK(cudaEventDestroy(L->stream[w][s].sent[k]));
+            }
+    if (L->out.base) {
+        hx_guarded_free(&L->out);
+        scanPlanDestroy(&L->plan);
+    }
+    HX_CHECK(cudaFree(L->in)); HX_CHECK(cudaFree(L->par));
+    HX_CHECK(cudaFree(L->rank)); HX_CHECK(cudaFree(L->map));
+    for (int w = 0; w < WANT_SLOTS; ++w) HX_CHECK(cudaFree(L->want[w]));
+    HX_CHECK(cudaFree(L->counts));
+    HX_CHECK(cudaFree(L->bins)); HX_CHECK(cudaFree(L->cubTemp));
+    HX_CHECK(cudaFree(L->verdict)); HX_CHECK(cudaFree(L->tally));
+    HX_CHECK(cudaFree(L->passState));
+}
+
+/* ---- Host side: inputs -------------------------------------------------- */
+
+/* Makes in and par on the device (n elements each). */
+static void makeInputs(Lab *L, Input in, Input par)
+{
+    L->inSpec = in;
+    L->parSpec = par;
+    fillInput<<<L->grid, BLOCK>>>(L->in, in);
+    HX_CHECK_LAUNCH("fillInput");
+    fillInput<<<L->grid, BLOCK>>>(L->par, par);
+    HX_CHECK_LAUNCH("fillInput");
+}
+
+/* The gather and scatter inputs: in holds the values, rank the identity
+ * map, map the permutation, par the pairs map. */
+static void makeMaps(Lab *L, uint64_t seed)
+{
+    L->values = makeValues(seed);
+    L->perm = makePerm(L->n, seed + 1);
+    fillValues<<<L->grid, BLOCK>>>(L->in, L->n, L->values);
+    HX_CHECK_LAUNCH("fillValues");
+    fillMap<<<L->grid, BLOCK>>>(L->rank, L->perm, MAP_IDENTITY);
+    HX_CHECK_LAUNCH("fillMap");
+    fillMap<<<L->grid, BLOCK>>>(L->map, L->perm, MAP_PERMUTATION);
+    HX_CHECK_LAUNCH("fillMap");
+    fillMap<<<L->grid, BLOCK>>>(L->par, L->perm, MAP_PAIRS);
+    HX_CHECK_LAUNCH("fillMap");
+}
+
+/* ---- Host side: references -----------------------------------------------
+ *
+ * Each reference is one plain loop over i on the host: it computes input
+ * element i from its seed (inputAt) and applies the harness's host
+ * predicate (hx_pred_nonzero, hx_pred_even). The result streams to the
+ * device a stage at a time, so the host never holds n ints and the upload
+ * overlaps the loop; the references a table needs are built at the same
+ * time, one host thread each. The loops store every element and advance
+ * by the predicate instead of branching on it: a branch that a random
+ * input takes half the time costs more than the rest of the loop. */
+
+static void streamBegin(RefStream *s, int *dst)
+{
+    s->dst = dst;
+    s->fill = 0;
+}
+
+static void streamFlush(RefStream *s)
+{
+    if (s->fill == 0) return;
+    HX_CHECK(cudaMemcpyAsync(s->dst, s->stage[s->which], s->fill * sizeof(int),
+                             cudaMemcpyHostToDevice, 0));
+    HX_CHECK(cudaEventRecord(s->sent[s->which], 0));
+    s->dst += s->fill;
+    s->fill = 0;
+    s->which ^= 1;
+    HX_CHECK(cudaEventSynchronize(s->sent[s->which]));
+}
+
+/* Appends v when keep is 1; with keep 0 the slot is overwritten next. */
+static inline void streamPush(RefStream *s, int v, int keep)
+{
+    s->stage[s->which][s->fill] = v;
+    s->fill += (size_t)keep;
+    if (s->fill == STAGE_INTS) streamFlush(s);
+}
+
+/* Flushes what is staged and waits until it has arrived. */
+static void streamEnd(RefStream *s)
+{
+    streamFlush(s);
+    HX_CHECK(cudaEventSynchronize(s->sent[s->which ^ 1]));
+}
+
+static double secondsSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+        .count();
+}
+
+static int wantSlot(Ref ref)
+{
+    switch (ref) {
+    case REF_FLAGS: case REF_GATHER: return 0;
+    case REF_RANKS: case REF_SCATTER: return 1;
+    case REF_COMPACT: return 2;
+    default: return 3;   /* REF_PARTITION */
+    }
+}
+
+/* The reference a row is compared with: in itself for REF_INPUT. */
+static const int *wantOf(const Lab *L, Ref ref)
+{
+    return ref == REF_INPUT ? L->in : L->want[wantSlot(ref)];
+}
+
+/* Builds reference ref (not REF_INPUT) in its device buffer and sets
+ * L->refCount[ref]. Touches nothing another reference's build touches, so
+ * builds run at the same time. */
+static void buildReference(Lab *L, Ref ref)
+{
+    const size_t n = L->n;
+    const int w = wantSlot(ref);
+    RefStream *a = &L->stream[w][0], *b = &L->stream[w][1];
+    HX_CHECK(cudaSetDevice(L->dev->id));   /* a new host thread's device */
+    size_t count = 0;
+    streamBegin(a, L->want[w]);
+    switch (ref) {
+    case REF_FLAGS:
+        for (size_t i = 0; i < n; ++i)
+            streamPush(a, hx_pred_nonzero(inputAt(L->inSpec, i)) != 0, 1);
+        break;
+    case REF_RANKS:
+        for (size_t i = 0; i < n; ++i) {
+            streamPush(a, (int)count, 1);
+            count += hx_pred_nonzero(inputAt(L->inSpec, i)) != 0;
+        }
+        break;
+    case REF_COMPACT:
+        for (size_t i = 0; i < n; ++i) {
+            const int v = inputAt(L->inSpec, i), keep = hx_pred_nonzero(v) != 0;
+            streamPush(a, v, keep);
+            count += (size_t)keep;
+        }
+        streamEnd(a);
+        poisonDevice(L->want[w] + count, n - count);
+        break;
+    case REF_PARTITION:
+        /* The odds wait in rank (free while references are built) until
+         * the evens are counted, then move behind them. */
+        streamBegin(b, L->rank);
+        for (size_t i = 0; i < n; ++i) {
+            const int v = inputAt(L->parSpec, i), even = hx_pred_even(v) != 0;
+            streamPush(a, v, even);
+            streamPush(b, v, !even);
+            count += (size_t)even;
+        }
+        streamEnd(a);
+        streamEnd(b);
+        if (n > count)
+            HX_CHECK(cudaMemcpy(L->want[w] + count, L->rank,
+                                (n - count) * sizeof(int),
+                                cudaMemcpyDeviceToDevice));
+        break;
+    case REF_GATHER:
+        for (size_t i = 0; i < n; ++i)
+            streamPush(a, valueAt(L->values, permAt(L->perm, i)), 1);
+        break;
+    case REF_SCATTER:
+        for (size_t j = 0; j < n; ++j)
+            streamPush(a, valueAt(L->values, permInverseAt(L->perm, j)), 1);
+        break;
+    default:
+        break;
+    }
+    streamEnd(a);
+    L->refCount[ref] = count;
+}
+
+/* Builds every reference the rows use, one host thread each. */
+static void buildReferences(Lab *L, const Row *rows, int k)
+{
+    const std::chrono::steady_clock::time_point t0 =
+        std::chrono::steady_clock::now();
+    std::thread builders[REFS];
+    int used[REFS] = {0};
+    for (int j = 0; j < k; ++j) used[rows[j].ref] = 1;
+    for (int ref = 0; ref < REFS; ++ref)
+        if (used[ref] && ref != REF_INPUT)
+            builders[ref] = std::thread(buildReference, L, (Ref)ref);
+    for (int ref = 0; ref < REFS; ++ref)
+        if (builders[ref].joinable()) builders[ref].join();
+    L->refSeconds += secondsSince(t0);
 }
 
 /* ---- Checks ------------------------------------------------------------ */
 
-/* Every check prints one line naming what failed (what carries the size,
- * the survival and the kernel), the first bad index and both values, and
- * returns 1; it prints nothing and returns 0 on success. */
+/* Every check prints one report naming what failed (what carries the size,
+ * the input and the row), the first bad index and both values, and returns
+ * 1; it prints nothing and returns 0 on success. */
 
-/* Fetches the output into host and checks the guards. */
-static int fetchOut(const char *what, const Lab *L, int *host)
+static Verdict compareOnDevice(Lab *L, const int *got, const int *want,
+                               size_t n, size_t from, int pairs)
 {
-    hx_guard_report g;
-    if (hx_guarded_fetch(&L->out, host, &g) == 0) return 0;
-    printf("%s: FAIL: wrote outside the output\n", what);
-    hx_guard_print(what, L->n, &g, stdout);
+    Verdict v = {0, ~0ull, 0, ~0ull};
+    HX_CHECK(cudaMemcpy(L->verdict, &v, sizeof v, cudaMemcpyHostToDevice));
+    if (n) {
+        const unsigned grid = hx_grid_for(L->dev, n, BLOCK);
+        if (pairs) {
+            comparePairs<<<grid, BLOCK>>>(got, want, n, L->verdict);
+            HX_CHECK_LAUNCH("comparePairs");
+        } else {
+            compareInts<<<grid, BLOCK>>>(got, want, n, from, L->verdict);
+            HX_CHECK_LAUNCH("compareInts");
+        }
+    }
+    HX_CHECK(cudaMemcpy(&v, L->verdict, sizeof v, cudaMemcpyDeviceToHost));
+    return v;
+}
+
+/* The harness's report, from host copies of both arrays; only a failing
+ * check pays for the fetch. from as in compareInts. */
+static void reportEqual(const char *what, const int *got, const int *want,
+                        size_t n, size_t from)
+{
+    int *g = hostInts(n), *w = hostInts(n);
+    download(g, got, n);
+    download(w, want, n);
+    for (size_t i = from, j = n; i + 1 < j; ++i, --j) {   /* undo the reversal */
+        const int t = g[i];
+        g[i] = g[j - 1];
+        g[j - 1] = t;
+    }
+    hx_cmp r;
+    hx_check_equal(what, g, w, n, &r, stdout);
+    free(g);
+    free(w);
+}
+
+static int checkEqual(Lab *L, const char *what, const int *got,
+                      const int *want, size_t from)
+{
+    const Verdict v = compareOnDevice(L, got, want, L->n, from, 0);
+    if (v.bad == 0) return 0;
+    reportEqual(what, got, want, L->n, from);
     return 1;
 }
 
-static int deviceCount(const Lab *L, int slot)
+/* The guard regions only, fetched apart from the output so that checking
+ * them costs 32 KiB of traffic at any n. Returns the changed words. */
+static size_t scanGuards(const Lab *L, hx_guard_report *g)
 {
-    int v = 0;
-    HX_CHECK(cudaMemcpy(&v, L->counts + slot, sizeof v, cudaMemcpyDeviceToHost));
-    return v;
+    static int guards[2 * HX_GUARD_WORDS];
+    const size_t bytes = HX_GUARD_WORDS * sizeof(int);
+    HX_CHECK(cudaMemcpy(guards, L->out.base, bytes, cudaMemcpyDeviceToHost));
+    HX_CHECK(cudaMemcpy(guards + HX_GUARD_WORDS, L->out.data + L->n, bytes,
+                        cudaMemcpyDeviceToHost));
+    const size_t changed = hx_guard_scan(guards, 0, HX_GUARD_WORDS, g);
+    g->first_after += (long long)L->n;   /* scanned as if the output were empty */
+    return changed;
+}
+
+static int checkGuards(const Lab *L, const char *what)
+{
+    hx_guard_report g;
+    if (scanGuards(L, &g) == 0) return 0;
+    printf("%s: FAIL: wrote outside the output\n", what);
+    hx_guard_print(what, L->n, &g, stdout);
+    return 1;
 }
 
 static int checkCount(const char *what, const char *name, int got, size_t want)
@@ -438,264 +1601,134 @@ static int checkCount(const char *what, const char *name, int got, size_t want)
     return 1;
 }
 
-/* A stable result (compaction, partition, gather, scatter): the device
- * count (slot < 0: none) against the host's, then all n slots, the
- * poisoned tail included, element for element. */
-static int checkStable(const char *what, const Lab *L, int slot,
-                       const char *countName, const int *want, size_t count,
-                       int *got)
+/* Counts got[0..m) against want[0..m) in the bins: tally[0] values of got
+ * outside [-VMAX, VMAX], [1] missing, [2] extra. */
+static void tallyValues(Lab *L, const int *got, const int *want, size_t m,
+                        unsigned long long tally[3])
 {
-    if (fetchOut(what, L, got)) return 1;
-    if (slot >= 0 && checkCount(what, countName, deviceCount(L, slot), count))
-        return 1;
-    hx_cmp r;
-    return hx_check_equal(what, got, want, L->n, &r, stdout);
+    tally[0] = tally[1] = tally[2] = 0;
+    HX_CHECK(cudaMemset(L->bins, 0, BINS * sizeof(int)));
+    HX_CHECK(cudaMemcpy(L->tally, tally, 3 * sizeof *tally, cudaMemcpyHostToDevice));
+    if (m) {
+        const unsigned grid = hx_grid_for(L->dev, m, BLOCK);
+        countValues<<<grid, BLOCK>>>(got, m, 1, L->bins, L->tally);
+        HX_CHECK_LAUNCH("countValues");
+        countValues<<<grid, BLOCK>>>(want, m, -1, L->bins, L->tally);
+        HX_CHECK_LAUNCH("countValues");
+        sumBins<<<hx_grid_for(L->dev, BINS, BLOCK), BLOCK>>>(L->bins, L->tally);
+        HX_CHECK_LAUNCH("sumBins");
+    }
+    HX_CHECK(cudaMemcpy(tally, L->tally, 3 * sizeof *tally, cudaMemcpyDeviceToHost));
 }
 
-/* The atomic result: the count, the same values as the stable order at
- * out[0..m) (slots out of order are information: *outOfOrder), and nothing
- * written past the count. */
-static int checkAtomic(const char *what, const Lab *L, const int *want,
-                       size_t m, int *got, size_t *outOfOrder)
+/* The atomic row: nothing written past the count, the same values as the
+ * stable order at out[0..m), and (information, never a failure) how many
+ * slots differ from the stable order, into L->disorder. */
+static int checkSameValues(Lab *L, const char *what, const int *got)
 {
-    if (fetchOut(what, L, got)) return 1;
-    if (checkCount(what, "the atomic counter", deviceCount(L, COUNT_ATOMIC), m))
-        return 1;
-    hx_same s;
-    if (hx_check_same_values(what, got, want, m, &s, stdout)) return 1;
-    size_t past = 0, first = 0;
-    for (size_t i = m; i < L->n; ++i)
-        if (got[i] != HX_POISON && past++ == 0) first = i;
-    if (past) {
-        printf("%s: FAIL: wrote past the count %zu: first bad index %zu: got %d, "
-               "want poison; %zu slots past the count written\n",
-               what, m, first, got[first], past);
+    const int *want = wantOf(L, REF_COMPACT);
+    const size_t m = L->refCount[REF_COMPACT], n = L->n;
+    Verdict v = compareOnDevice(L, got + m, want + m, n - m, n - m, 0);
+    if (v.bad) {
+        const int g = deviceInt(got + m + v.first);
+        printf("%s: FAIL: wrote past the count %zu: first bad index %llu: got "
+               "%d, want poison; %llu slots past the count written\n",
+               what, m, (unsigned long long)(m + v.first), g, v.bad);
         return 1;
     }
-    *outOfOrder = s.out_of_order;
+    unsigned long long tally[3];
+    tallyValues(L, got, want, m, tally);
+    if (tally[0] || tally[1] || tally[2]) {
+        int *g = hostInts(m), *w = hostInts(m);
+        download(g, got, m);
+        download(w, want, m);
+        hx_same s;
+        hx_check_same_values(what, g, w, m, &s, stdout);
+        free(g);
+        free(w);
+        return 1;
+    }
+    L->disorder = compareOnDevice(L, got, want, m, m, 0).bad;
     return 0;
 }
 
-/* CUB's partition writes the rejected items to the back of the output in
- * reverse order (its documented contract), so the tail is read backwards
- * before comparing with the stable host partition. */
-static int checkCubPartition(const char *what, const Lab *L, const int *want,
-                             size_t evens, int *got)
+static int checkPairs(Lab *L, const char *what, const int *got)
 {
-    if (fetchOut(what, L, got)) return 1;
-    if (checkCount(what, "the even count", deviceCount(L, COUNT_CUB_PARTITION),
-                   evens))
+    const int *want = wantOf(L, REF_SCATTER);
+    const Verdict v = compareOnDevice(L, got, want, L->n, L->n, 1);
+    if (v.bad == 0) return 0;
+    const size_t j = (size_t)v.first;
+    const int g = deviceInt(got + j);
+    if (j % 2)
+        printf("%s: FAIL at n=%zu: first bad index %zu: got %d, want poison "
+               "(no element maps to an odd slot); %llu of n slots bad\n",
+               what, L->n, j, g, v.bad);
+    else
+        printf("%s: FAIL at n=%zu: first bad index %zu: got %d, want %d or %d "
+               "(its two writers); %llu of n slots bad\n",
+               what, L->n, j, g, deviceInt(want + j),
+               deviceInt(want + (j + 1 < L->n ? j + 1 : j)),
+               v.bad);
+    return 1;
+}
+
+static const char *countName(Ref ref)
+{
+    return ref == REF_PARTITION ? "the boundary (even count)" : "the survivor count";
+}
+
+
+/* Runs the row once on a poisoned output and checks it against its
+ * reference, already built. */
+static int checkRow(Lab *L, const Row *r, const char *context)
+{
+    char what[256];
+    snprintf(what, sizeof what, "%s: %s", context, r->name);
+    if (r->prepare) r->prepare(r->ctx);
+    int *got = r->toRank ? L->rank : L->out.data;
+    if (r->toRank) poisonDevice(L->rank, L->n);
+    else hx_guarded_poison(&L->out);
+    r->run(r->ctx);
+    HX_CHECK(cudaDeviceSynchronize());
+
+    if (!r->toRank && checkGuards(L, what)) return 1;
+    if (r->count >= 0 &&
+        checkCount(what, countName(r->ref), deviceInt(L->counts + r->count),
+                   L->refCount[r->ref]))
         return 1;
-    std::reverse(got + evens, got + L->n);
-    hx_cmp r;
-    return hx_check_equal(what, got, want, L->n, &r, stdout);
+    const int *want = wantOf(L, r->ref);
+    switch (r->how) {
+    case HOW_SAME_VALUES: return checkSameValues(L, what, got);
+    case HOW_REJECTS_REVERSED:
+        return checkEqual(L, what, got, want, L->refCount[REF_PARTITION]);
+    case HOW_PAIRS: return checkPairs(L, what, got);
+    default: return checkEqual(L, what, got, want, L->n);
+    }
 }
 
-/* A scatter whose destinations repeat: every slot that some i maps to must
- * hold one of the values mapped there, and every other slot must still
- * hold poison. The device's lost writes are n minus the slots it wrote;
- * they must equal the host's (n minus the distinct destinations).
- * *otherWinner counts slots where a different writer won than the host's
- * last-writer-wins, which is allowed. */
-static int checkLossyScatter(const char *what, const Lab *L, const int *in,
-                             const int *map, const int *want, size_t hostLost,
-                             int *got, size_t *deviceLost, size_t *otherWinner)
+/* Builds the references, then checks every row with each of the
+ * element-wise grids grids[0..ngrids) (0: the automatic one); the scan's
+ * grids follow. Returns 0 or 1. */
+static int checkRows(Lab *L, const Row *rows, int k, const char *context,
+                     const unsigned *grids, int ngrids)
 {
-    enum { MAPPED = 1, MATCHED = 2 };
-    const size_t n = L->n;
-    if (fetchOut(what, L, got)) return 1;
-    unsigned char *state = (unsigned char *)calloc(n ? n : 1, 1);
-    if (!state) {
-        fprintf(stderr, "%s: cannot allocate %zu bytes of host memory\n", PROG, n);
-        exit(HX_EXIT_NOMEM);
+    const unsigned autoGrid = hx_grid_for(L->dev, L->n, BLOCK);
+    int ok = 1;
+    buildReferences(L, rows, k);
+    for (int g = 0; g < ngrids && ok; ++g) {
+        L->grid = grids[g] ? grids[g] : autoGrid;
+        L->plan.tileGrid = L->plan.grid = L->passGrid = grids[g];
+        char where[160];
+        snprintf(where, sizeof where, "%s grid %u", context, L->grid);
+        for (int j = 0; j < k && ok; ++j)
+            if (checkRow(L, &rows[j], where)) ok = 0;
     }
-    for (size_t i = 0; i < n; ++i) {
-        const size_t j = (size_t)map[i];
-        state[j] |= MAPPED;
-        if (got[j] == in[i]) state[j] |= MATCHED;
-    }
-    size_t bad = 0, first = 0, written = 0, other = 0;
-    for (size_t j = 0; j < n; ++j) {
-        const int ok = (state[j] & MAPPED) ? (state[j] & MATCHED) != 0
-                                           : got[j] == HX_POISON;
-        if (!ok && bad++ == 0) first = j;
-        if (got[j] != HX_POISON) ++written;
-        if (got[j] != want[j]) ++other;
-    }
-    free(state);
-    if (bad) {
-        printf("%s: FAIL at n=%zu: first bad index %zu: got %d, want %s; %zu "
-               "of n slots bad\n",
-               what, n, first, got[first],
-               got[first] == HX_POISON ? "one of the values mapped there"
-                                       : "a value mapped there, or poison if none is",
-               bad);
-        return 1;
-    }
-    *deviceLost = n - written;
-    *otherWinner = other;
-    if (*deviceLost != hostLost) {
-        printf("%s: FAIL: the device lost %zu writes, the host reference %zu\n",
-               what, *deviceLost, hostLost);
-        return 1;
-    }
-    return 0;
+    L->grid = autoGrid;
+    L->plan.tileGrid = L->plan.grid = L->passGrid = 0;
+    return ok ? 0 : 1;
 }
 
-/* ---- The self-check (--check) ------------------------------------------ */
-
-/* One size: compaction, atomic and partition at the four inputs, then
- * gather and scatter over a permutation and a scatter whose destinations
- * repeat; all of it with the automatic grid and again with SMALL_GRID
- * blocks (the scan's grids too). Returns 0 or 1. */
-static int checkSize(const hx_device *dev, Lab *L, size_t n, uint64_t seed,
-                     int *hIn, int *hMap, int *hWant, int *hGot)
-{
-    char what[200];
-    L->n = n;
-    hx_guarded_alloc(&L->out, n);
-    scanPlanCreate(&L->plan, n);
-    const unsigned autoGrid = hx_grid_for(dev, n, BLOCK);
-
-    for (int small = 0; small <= 1; ++small) {
-        L->grid = small ? SMALL_GRID : autoGrid;
-        L->plan.tileGrid = small ? SMALL_GRID : 0;
-        L->plan.grid = small ? SMALL_GRID : 0;
-
-        for (int c = 0; c < CASES; ++c) {
-            fillCompactCase(hIn, n, c, seed + (uint64_t)c);
-            upload(L->in, hIn, n);
-            const size_t m = wantCompact(hIn, hWant, n);
-
-            snprintf(what, sizeof what, "n=%zu survival %s grid %u: compaction",
-                     n, caseName[c], L->grid);
-            poisonOut(L);
-            runCompact(L);
-            if (checkStable(what, L, COUNT_KEPT, "the survivor count", hWant, m,
-                            hGot))
-                return 1;
-
-            snprintf(what, sizeof what,
-                     "n=%zu survival %s grid %u: compactAtomic", n, caseName[c],
-                     L->grid);
-            size_t outOfOrder = 0;
-            poisonOut(L);
-            runAtomic(L);
-            if (checkAtomic(what, L, hWant, m, hGot, &outOfOrder)) return 1;
-
-            fillPartitionCase(hIn, n, c, seed + 10 + (uint64_t)c);
-            upload(L->par, hIn, n);
-            const size_t evens = hx_partition(hIn, hWant, n, hx_pred_even);
-            snprintf(what, sizeof what, "n=%zu even %s grid %u: partition", n,
-                     caseName[c], L->grid);
-            poisonOut(L);
-            runPartition(L);
-            if (checkStable(what, L, COUNT_EVEN, "the boundary (even count)",
-                            hWant, evens, hGot))
-                return 1;
-        }
-
-        hx_fill_uniform(hIn, n, -1000000000, 1000000000, seed + 20);
-        hx_fill_permutation(hMap, n, seed + 21);
-        upload(L->in, hIn, n);
-        upload(L->map, hMap, n);
-        hx_gather(hIn, hMap, hWant, n);
-        snprintf(what, sizeof what, "n=%zu permutation grid %u: gather", n, L->grid);
-        poisonOut(L);
-        runGather(L);
-        if (checkStable(what, L, -1, NULL, hWant, 0, hGot)) return 1;
-
-        poisonHost(hWant, n);
-        hx_scatter(hIn, hMap, hWant, n);
-        snprintf(what, sizeof what, "n=%zu permutation grid %u: scatter", n, L->grid);
-        poisonOut(L);
-        runScatterMap(L);
-        if (checkStable(what, L, -1, NULL, hWant, 0, hGot)) return 1;
-
-        hx_fill_random_map(hMap, n, seed + 22);
-        upload(L->map, hMap, n);
-        poisonHost(hWant, n);
-        const size_t hostLost = hx_scatter(hIn, hMap, hWant, n);
-        size_t deviceLost = 0, otherWinner = 0;
-        snprintf(what, sizeof what, "n=%zu repeated destinations grid %u: scatter",
-                 n, L->grid);
-        poisonOut(L);
-        runScatterMap(L);
-        if (checkLossyScatter(what, L, hIn, hMap, hWant, hostLost, hGot,
-                              &deviceLost, &otherWinner))
-            return 1;
-    }
-    printf("n=%zu: ok: compaction, compactAtomic (same values), partition "
-           "(boundary and contents), gather, scatter (permutation and repeated "
-           "destinations); survival 0, 1, 0.5, last-only; grids %u and %u "
-           "blocks\n",
-           n, autoGrid, SMALL_GRID);
-    scanPlanDestroy(&L->plan);
-    hx_guarded_free(&L->out);
-    return 0;
-}
-
-static int selfCheck(const hx_device *dev, const hx_opts *o)
-{
-    size_t sizes[9] = {0, 1, 255, 256, 257, 65537, 16777217, 0, 0};
-    int count = 8;
-    if (o->n_set) {
-        sizes[0] = o->n;
-        count = 1;
-    } else {
-        hx_rng r;
-        hx_rng_seed(&r, o->seed);
-        sizes[7] = 2 * (size_t)hx_rng_below(&r, (uint64_t)1 << 21) + 1;
-    }
-    size_t maxN = 0;
-    for (int k = 0; k < count; ++k) maxN = std::max(maxN, sizes[k]);
-
-    const size_t need = 4 * maxN * sizeof(int) +
-                        (maxN + 2 * HX_GUARD_WORDS) * sizeof(int) +
-                        scanPlanBytes(maxN) + COUNT_SLOTS * sizeof(int);
-    if (!hx_fits(dev, need)) {
-        fprintf(stderr, "%s: the self-check needs %.1f MiB of device memory, "
-                "%.1f MiB free\n", PROG, need / 1048576.0,
-                dev->free_mem / 1048576.0);
-        return HX_EXIT_NOMEM;
-    }
-    printf("self-check: seed %llu, %d sizes up to %zu; each at survival 0, 1, "
-           "0.5 and one survivor that is the last element\n",
-           (unsigned long long)o->seed, count, maxN);
-
-    Lab L;
-    memset(&L, 0, sizeof L);
-    L.in = deviceInts(maxN);
-    L.par = deviceInts(maxN);
-    L.rank = deviceInts(maxN);
-    L.map = deviceInts(maxN);
-    L.counts = deviceInts(COUNT_SLOTS);
-    int *hIn = hostInts(maxN), *hMap = hostInts(maxN);
-    int *hWant = hostInts(maxN), *hGot = hostInts(maxN);
-
-    for (int k = 0; k < count; ++k) {
-        fflush(stdout);
-        if (checkSize(dev, &L, sizes[k], o->seed + 100 * (uint64_t)k, hIn, hMap,
-                      hWant, hGot)) {
-            printf("self-check: FAILED\n");
-            return HX_EXIT_FAIL;
-        }
-    }
-    printf("self-check: all %d sizes passed\n", count);
-
-    free(hIn); free(hMap); free(hWant); free(hGot);
-    HX_CHECK(cudaFree(L.in)); HX_CHECK(cudaFree(L.par));
-    HX_CHECK(cudaFree(L.rank)); HX_CHECK(cudaFree(L.map));
-    HX_CHECK(cudaFree(L.counts));
-    return HX_EXIT_OK;
-}
-
-/* ---- Timing ------------------------------------------------------------ */
-
-static hx_timing timeRow(hx_work work, Lab *L, const hx_opts *o)
-{
-    return hx_time(work, L, o->warmup, o->runs);
-}
+/* ---- Timing and tables --------------------------------------------------- */
 
 /* A failed check before a timing ends the run: a number for a wrong result
  * would be worse than no number. */
@@ -706,267 +1739,635 @@ static void mustPass(int failed)
     exit(HX_EXIT_FAIL);
 }
 
+/* Checks every row at the automatic grid, then times them all interleaved
+ * run by run (hx_time_set), in the order given. */
+static void checkAndTime(Lab *L, const Row *rows, int k, const char *context,
+                         const hx_opts *o, hx_timing *t)
+{
+    const unsigned autoGrid = 0;
+    mustPass(checkRows(L, rows, k, context, &autoGrid, 1));
+    hx_work works[MAX_ROWS];
+    void *ctxs[MAX_ROWS];
+    for (int j = 0; j < k; ++j) {
+        works[j] = rows[j].run;
+        ctxs[j] = rows[j].ctx;
+    }
+    hx_time_set(k, works, ctxs, o->warmup, o->runs, t);
+}
+
+static double floorMs(const Row *r, const hx_timing *t, size_t n, size_t kept)
+{
+    return hx_floor_ms(floorInts(r, n, kept) * sizeof(int),
+                       2.0 * (double)n * sizeof(int), t[ROW_MEMCPY].median_ms);
+}
+
+static void printTable(const char *title, const Row *rows, int k,
+                       const hx_timing *t, size_t n, size_t kept)
+{
+    hx_table_begin(stdout, title);
+    for (int j = 0; j < k; ++j) {
+        if (rows[j].noteBefore) hx_table_note(stdout, rows[j].noteBefore);
+        hx_table_row(stdout, rows[j].name, rows[j].launches, &t[j],
+                     t[ROW_COPY].median_ms, floorMs(&rows[j], t, n, kept));
+    }
+    hx_table_end(stdout);
+}
+
+/* The CSV every lab's sweep writes, whose schema ../harness/plot.py
+ * documents (one header line, one line per row per size or rate; keep
+ * empty where the row has none; copy_ms is the copy row's median, floor_ms
+ * the row's floor; row names in quotes, as some hold commas). */
+static const char CSV_HEADER[] =
+    "lab,row,n,keep,median_ms,min_ms,max_ms,copy_ms,floor_ms,x_copy,x_floor,"
+    "gpu,l2_bytes\n";
+
+static void csvRows(FILE *f, const Lab *L, const Row *rows, int k,
+                    const hx_timing *t, size_t kept, double keep)
+{
+    const double copyMs = t[ROW_COPY].median_ms;
+    char gpu[sizeof L->dev->name];
+    snprintf(gpu, sizeof gpu, "%s", L->dev->name);
+    for (char *c = gpu; *c; ++c)
+        if (*c == ',' || *c == '"') *c = ' ';
+    for (int j = 0; j < k; ++j) {
+        const double fl = floorMs(&rows[j], t, L->n, kept);
+        char keepText[32] = "";
+        if (j != ROW_MEMCPY && j != ROW_COPY)
+            snprintf(keepText, sizeof keepText, "%.2f", keep);
+        fprintf(f, "day33-compaction,\"%s\",%zu,%s,%.6f,%.6f,%.6f,%.6f,%.6f,"
+                "%.4f,%.4f,%s,%zu\n", rows[j].name, L->n, keepText, t[j].median_ms,
+                t[j].min_ms, t[j].max_ms, copyMs, fl,
+                copyMs > 0 ? t[j].median_ms / copyMs : 0.0,
+                fl > 0 ? t[j].median_ms / fl : 0.0, gpu,
+                L->dev->l2_bytes);
+    }
+}
+
+/* ---- The default run: three tables -------------------------------------- */
+
+static void printSetup(const Lab *L, const hx_opts *o, const char *why)
+{
+    const size_t n = L->n;
+    printf("n = %zu (%s)\n", n, why);
+    printf("device buffers: %d of n ints, %.1f MiB each (input, partition input, "
+           "ranks, map, %d references, output between guards); scan levels "
+           "%.2f MiB, CUB temp %.2f MiB\n", BUFFERS,
+           (double)n * sizeof(int) / 1048576.0, WANT_SLOTS,
+           scanPlanBytes(n) / 1048576.0, L->cubTempBytes / 1048576.0);
+    printf("grid: %u blocks of %u threads for every element-wise kernel "
+           "(grid-stride loops)\n", L->grid, BLOCK);
+    printf("scan: %d levels of %d-element tiles; tiles per level:",
+           L->plan.levels, SCAN_TILE);
+    for (int l = 0; l < L->plan.levels; ++l)
+        printf(" %zu", (L->plan.count[l] + SCAN_TILE - 1) / SCAN_TILE);
+    printf("; %d launches per scan\n", scanLaunches(&L->plan));
+    printf("seed %llu; survival %.2f in the main table\n",
+           (unsigned long long)o->seed, o->keep);
+    printf("median of %d runs after %d warm-ups, the rows of each table "
+           "interleaved run by run; every row checked before it is timed\n",
+           o->runs, o->warmup);
+    hx_warn_if_cached(L->dev, n * sizeof(int), stdout);
+}
+
+static void printFloorNote(void)
+{
+    printf("x floor: the row's compulsory ints (read + written) at the "
+           "cudaMemcpy rate of this run. Compaction's floor is n + kept, an "
+           "unstable partition's 2n; the teaching rows are held to their own "
+           "phases: mark 2n, scan 4n, scatter 2n + kept, so compaction 8n + "
+           "kept and partition 9n\n");
+}
+
+static const double TARGET_RATES[3] = {0.1, 0.5, 0.9};
+
+static int findRow(const Row *rows, int k, hx_work run, const void *ctx)
+{
+    for (int j = 0; j < k; ++j)
+        if (rows[j].run == run && rows[j].ctx == ctx) return j;
+    return -1;
+}
+
+/* Keeps what the targets compare, when keep is one of TARGET_RATES. */
+static void noteTargets(Lab *L, const Row *rows, int k, const hx_timing *t,
+                        double keep)
+{
+    const int s = findRow(rows, k, runCompactPass, &L->passRuns[0][0]),
+              c = findRow(rows, k, runCubSelect, L),
+              p = findRow(rows, k, runPartitionPass, &L->passRuns[0][0]),
+              q = findRow(rows, k, runCubPartition, L);
+    const size_t kept = L->refCount[REF_COMPACT];
+    for (int r = 0; r < 3; ++r)
+        if (keep == TARGET_RATES[r] && s >= 0 && c >= 0 && p >= 0 && q >= 0) {
+            Target *g = &L->targets[r];
+            g->measured = 1;
+            g->single = t[s].median_ms;
+            g->singleFloor = floorMs(&rows[s], t, L->n, kept);
+            g->select = t[c].median_ms;
+            g->selectFloor = floorMs(&rows[c], t, L->n, kept);
+            g->stable = t[p].median_ms;
+            g->cubPartition = t[q].median_ms;
+        }
+}
+
+/* The targets, from the main table and the survival tables. */
+static void printTargets(const Lab *L)
+{
+    printf("targets at n = %zu: the single pass within 1.15x of its floor and "
+           "faster than CUB's Select::If; the stable partition faster than "
+           "CUB's Partition::If\n", L->n);
+    for (int r = 0; r < 3; ++r) {
+        const Target *g = &L->targets[r];
+        if (!g->measured) continue;
+        printf("  survival %.2f: single pass %.2fx floor, CUB Select::If %.2fx "
+               "floor, single pass / CUB %.2f; stable partition / CUB "
+               "Partition::If %.2f\n", TARGET_RATES[r],
+               g->single / g->singleFloor, g->select / g->selectFloor,
+               g->single / g->select, g->stable / g->cubPartition);
+    }
+    printf("\n");
+}
+
+static void mainTable(Lab *L, const hx_opts *o)
+{
+    Row rows[MAX_ROWS];
+    hx_timing t[MAX_ROWS];
+    const size_t n = L->n;
+    makeInputs(L, makeInput(o->seed, n, SHAPE_RATE, o->keep, 0),
+               makeInput(o->seed + 1, n, SHAPE_RATE, o->keep, 1));
+    int k = copyRows(L, rows);
+    k += compactionRows(L, rows + k, 1);
+    char context[96];
+    snprintf(context, sizeof context, "n=%zu survival %.2f", n, o->keep);
+    checkAndTime(L, rows, k, context, o, t);
+    noteTargets(L, rows, k, t, o->keep);
+    const size_t kept = L->refCount[REF_COMPACT], evens = L->refCount[REF_PARTITION];
+
+    char title[160];
+    snprintf(title, sizeof title, "where the time goes: n = %zu, survival %.2f",
+             n, o->keep);
+    printTable(title, rows, k, t, n, kept);
+    printf("copy: %.1f GB/s; cudaMemcpy: %.1f GB/s (%zu bytes read + %zu "
+           "written per run)\n",
+           hx_gbps(2.0 * n * sizeof(int), t[ROW_COPY].median_ms),
+           hx_gbps(2.0 * n * sizeof(int), t[ROW_MEMCPY].median_ms),
+           n * sizeof(int), n * sizeof(int));
+    printFloorNote();
+    printf("compaction: %zu of %zu kept; atomic version: %zu of %zu slots out "
+           "of the stable order (the atomic row computes a different function)\n",
+           kept, n, L->disorder, kept);
+    printf("partition: %zu even of %zu (the boundary); CUB's partition writes "
+           "the odd group in reverse order\n\n", evens, n);
+}
+
+/* Compaction and partition at survival 0.1, 0.5 and 0.9, skipping the main
+ * table's rate. */
+static void survivalTables(Lab *L, const hx_opts *o)
+{
+    const double *rates = TARGET_RATES;
+    for (int s = 0; s < 3; ++s) {
+        if (rates[s] == o->keep) continue;
+        Row rows[MAX_ROWS];
+        hx_timing t[MAX_ROWS];
+        const size_t n = L->n;
+        makeInputs(L, makeInput(o->seed, n, SHAPE_RATE, rates[s], 0),
+                   makeInput(o->seed + 1, n, SHAPE_RATE, rates[s], 1));
+        int k = copyRows(L, rows);
+        k += compactionRows(L, rows + k, 0);
+        char context[96], title[160];
+        snprintf(context, sizeof context, "n=%zu survival %.2f", n, rates[s]);
+        checkAndTime(L, rows, k, context, o, t);
+        noteTargets(L, rows, k, t, rates[s]);
+        const size_t kept = L->refCount[REF_COMPACT];
+        snprintf(title, sizeof title, "survival %.2f: n = %zu", rates[s], n);
+        printTable(title, rows, k, t, n, kept);
+        printf("survival %.2f: %zu of %zu kept; atomic version: %zu of %zu "
+               "slots out of the stable order\n", rates[s], kept, n,
+               L->disorder, kept);
+    }
+    printf("\n");
+    printTargets(L);
+}
+
+static void gatherScatterTable(Lab *L, const hx_opts *o)
+{
+    Row rows[MAX_ROWS];
+    hx_timing t[MAX_ROWS];
+    MapRun maps[3];
+    makeMaps(L, o->seed + 5);
+    int k = copyRows(L, rows);
+    k += mapRows(L, rows + k, maps);
+    char context[64], title[96];
+    snprintf(context, sizeof context, "n=%zu gather and scatter", L->n);
+    checkAndTime(L, rows, k, context, o, t);
+    snprintf(title, sizeof title, "gather and scatter: n = %zu", L->n);
+    printTable(title, rows, k, t, L->n, 0);
+    printf("x floor: 3n ints (in, map, out) at the cudaMemcpy rate\n");
+    printf("scatter with two writers per even slot: %zu of %zu writes lost "
+           "(n/2, rounded down); which writer survives is unspecified and the "
+           "check accepts either\n", L->n / 2, L->n);
+}
+
+static size_t defaultN(const hx_device *dev, const hx_opts *o, char *why,
+                       size_t whylen)
+{
+    if (o->n_set) {
+        snprintf(why, whylen, "given with --n");
+        return o->n;
+    }
+    return hx_default_n(dev, BUFFERS * sizeof(int), why, whylen);
+}
+
+static int runLesson(const hx_device *dev, const hx_opts *o)
+{
+    char why[512];
+    const size_t n = defaultN(dev, o, why, sizeof why);
+    Lab L;
+    const int rc = labOpen(&L, dev, n);
+    if (rc != HX_EXIT_OK) return rc;
+    labResize(&L, n);
+    printSetup(&L, o, why);
+    mainTable(&L, o);
+    survivalTables(&L, o);
+    gatherScatterTable(&L, o);
+    printf("host time building references: %.1f s\n", L.refSeconds);
+    labClose(&L);
+    return HX_EXIT_OK;
+}
+
+/* ---- --sweep: sizes and survival rates, as CSV ---------------------------- */
+
+static FILE *openCsv(const char *dir, const char *name, char *path, size_t len)
+{
+    snprintf(path, len, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "%s: cannot write %s\n", PROG, path);
+        exit(HX_EXIT_USAGE);
+    }
+    fputs(CSV_HEADER, f);
+    return f;
+}
+
+/* The rows a sweep times: copies, the teaching compaction and partition,
+ * and CUB. */
+static int sweepRows(Lab *L, Row *rows)
+{
+    int k = copyRows(L, rows);
+    Row all[MAX_ROWS];
+    const int m = compactionRows(L, all, 0);
+    for (int j = 0; j < m; ++j)
+        if (all[j].how != HOW_SAME_VALUES) rows[k++] = all[j];
+    return k;
+}
+
+/* Checks and times one step of a sweep, writes its CSV lines, and prints
+ * the x floor of every row on one line after label. */
+static void sweepStep(Lab *L, const Row *rows, int k, double keep,
+                      const hx_opts *o, FILE *csv, const char *label)
+{
+    hx_timing t[MAX_ROWS];
+    char context[64];
+    snprintf(context, sizeof context, "n=%zu survival %.2f", L->n, keep);
+    checkAndTime(L, rows, k, context, o, t);
+    const size_t kept = L->refCount[REF_COMPACT];
+    csvRows(csv, L, rows, k, t, kept, keep);
+    printf("  %-14s", label);
+    for (int j = 0; j < k; ++j)
+        printf(" %6.2f", t[j].median_ms / floorMs(&rows[j], t, L->n, kept));
+    printf("\n");
+    fflush(stdout);
+}
+
+static void sweepLegend(const Row *rows, int k)
+{
+    printf("  x floor of each row, in the order:");
+    for (int j = 0; j < k; ++j) printf("%s %s", j ? ";" : "", rows[j].name);
+    printf("\n");
+}
+
+static int runSweep(const hx_device *dev, const hx_opts *o, const char *dir)
+{
+    /* The largest power of two that fits (and that an int can count). */
+    size_t top = (size_t)1 << 10;
+    while (top * 2 <= HX_MAX_N &&
+           hx_fits(dev, labBytes(top * 2, cubTempFor(top * 2))))
+        top *= 2;
+    Lab L;
+    const int rc = labOpen(&L, dev, top);
+    if (rc != HX_EXIT_OK) return rc;
+    char path[1024], label[32];
+    Row rows[MAX_ROWS];
+
+    FILE *f = openCsv(dir, "compaction-sizes.csv", path, sizeof path);
+    printf("size sweep: n = 2^10 to %zu at survival 0.5, %d runs after %d "
+           "warm-ups at each, into %s\n", top, o->runs, o->warmup, path);
+    for (size_t n = (size_t)1 << 10; n <= top; n *= 2) {
+        labResize(&L, n);
+        makeInputs(&L, makeInput(o->seed, n, SHAPE_RATE, 0.5, 0),
+                   makeInput(o->seed + 1, n, SHAPE_RATE, 0.5, 1));
+        const int k = sweepRows(&L, rows);
+        if (n == (size_t)1 << 10) sweepLegend(rows, k);
+        snprintf(label, sizeof label, "n = %zu", n);
+        sweepStep(&L, rows, k, 0.5, o, f, label);
+    }
+    fclose(f);
+
+    char why[512];
+    size_t n = defaultN(dev, o, why, sizeof why);
+    if (n > top) n = top;
+    labResize(&L, n);
+    f = openCsv(dir, "compaction-survival.csv", path, sizeof path);
+    printf("survival sweep: n = %zu, survival 0 to 1 in steps of 0.1, into "
+           "%s\n", n, path);
+    for (int s = 0; s <= 10; ++s) {
+        const double keep = s / 10.0;
+        makeInputs(&L, makeInput(o->seed, n, SHAPE_RATE, keep, 0),
+                   makeInput(o->seed + 1, n, SHAPE_RATE, keep, 1));
+        int k = copyRows(&L, rows);
+        k += compactionRows(&L, rows + k, 0);
+        if (s == 0) sweepLegend(rows, k);
+        snprintf(label, sizeof label, "survival %.1f", keep);
+        sweepStep(&L, rows, k, keep, o, f, label);
+    }
+    fclose(f);
+    labClose(&L);
+    return HX_EXIT_OK;
+}
+
+/* ---- --variants: the single-pass configurations side by side ------------ */
+
+static int runVariants(const hx_device *dev, const hx_opts *o)
+{
+    char why[512];
+    const size_t n = defaultN(dev, o, why, sizeof why);
+    Lab L;
+    const int rc = labOpen(&L, dev, n);
+    if (rc != HX_EXIT_OK) return rc;
+    labResize(&L, n);
+    printSetup(&L, o, why);
+    const double rates[3] = {0.1, 0.5, 0.9};
+    for (int s = 0; s < 3; ++s) {
+        Row rows[MAX_ROWS], pass[2];
+        hx_timing t[MAX_ROWS];
+        makeInputs(&L, makeInput(o->seed, n, SHAPE_RATE, rates[s], 0),
+                   makeInput(o->seed + 1, n, SHAPE_RATE, rates[s], 1));
+        int k = copyRows(&L, rows);
+        const int firstPartition = k + PASS_CONFIGS + 1;
+        for (int c = 0; c < PASS_CONFIGS; ++c) {
+            passRows(&L, pass, c, 0);
+            pass[0].name = L.passNames[c][0][0];
+            pass[1].name = L.passNames[c][0][1];
+            pass[0].noteBefore = pass[1].noteBefore = NULL;
+            rows[k + c] = pass[0];
+            rows[firstPartition + c] = pass[1];
+        }
+        rows[k + PASS_CONFIGS] = row("CUB DeviceSelect::If", runCubSelect, &L,
+                                     REF_COMPACT, HOW_EQUAL, COUNT_CUB_SELECT,
+                                     CUB_LAUNCHES, 1, 1);
+        k = firstPartition + PASS_CONFIGS;
+        rows[k++] = row("CUB DevicePartition::If (unstable)", runCubPartition,
+                        &L, REF_PARTITION, HOW_REJECTS_REVERSED,
+                        COUNT_CUB_PARTITION, CUB_LAUNCHES, 2, 0);
+        char context[96], title[160];
+        snprintf(context, sizeof context, "n=%zu survival %.2f", n, rates[s]);
+        checkAndTime(&L, rows, k, context, o, t);
+        snprintf(title, sizeof title, "single-pass configurations (threads x "
+                 "ints per thread), survival %.2f: n = %zu", rates[s], n);
+        printTable(title, rows, k, t, n, L.refCount[REF_COMPACT]);
+    }
+    printf("the first configuration is the production one: passConfigs in "
+           "compaction.cu, used by every other table\n");
+    labClose(&L);
+    return HX_EXIT_OK;
+}
+
+/* ---- The self-check (--check) ------------------------------------------ */
+
+/* Plants errors in a small output and demands that each device check sees
+ * exactly them: a check that cannot fail would pass anything. */
+static int checkTheChecks(Lab *L)
+{
+    const size_t n = 1000;
+    const int bad = 123456789;
+    int ok = 1;
+    labResize(L, n);
+    makeInputs(L, makeInput(7, n, SHAPE_RATE, 0.5, 0),
+               makeInput(8, n, SHAPE_RATE, 0.5, 1));
+
+    /* Equal: a wrong value at 17 and an unwritten slot at 400. */
+    runCopy(L);
+    HX_CHECK(cudaMemcpy(L->out.data + 17, &bad, sizeof bad, cudaMemcpyHostToDevice));
+    poisonDevice(L->out.data + 400, 1);
+    Verdict v = compareOnDevice(L, L->out.data, L->in, n, n, 0);
+    ok &= v.bad == 2 && v.first == 17 && v.unwritten == 1 && v.firstUnwritten == 400;
+
+    /* Guards: a word 3 before the output and one 5 past its end. */
+    hx_guarded_poison(&L->out);
+    HX_CHECK(cudaMemcpy(L->out.data - 3, &bad, sizeof bad, cudaMemcpyHostToDevice));
+    HX_CHECK(cudaMemcpy(L->out.data + n + 5, &bad, sizeof bad, cudaMemcpyHostToDevice));
+    hx_guard_report g;
+    ok &= scanGuards(L, &g) == 2 && g.first_before == -3 &&
+          g.first_after == (long long)n + 5;
+
+    /* Same values: the atomic row's first value v replaced by -v (never 0,
+     * so one value missing and one extra, whatever the others are). */
+    buildReference(L, REF_COMPACT);
+    const size_t kept = L->refCount[REF_COMPACT];
+    const int *want = wantOf(L, REF_COMPACT);
+    hx_guarded_poison(&L->out);
+    runAtomic(L);
+    unsigned long long tally[3];
+    tallyValues(L, L->out.data, want, kept, tally);
+    ok &= kept > 0 && tally[0] == 0 && tally[1] == 0 && tally[2] == 0;
+    const int negated = -deviceInt(L->out.data);
+    HX_CHECK(cudaMemcpy(L->out.data, &negated, sizeof negated, cudaMemcpyHostToDevice));
+    tallyValues(L, L->out.data, want, kept, tally);
+    ok &= tally[0] == 0 && tally[1] == 1 && tally[2] == 1;
+
+    /* Reversed rejects: CUB's partition passes, then its last slot changed. */
+    buildReference(L, REF_PARTITION);
+    const size_t evens = L->refCount[REF_PARTITION];
+    hx_guarded_poison(&L->out);
+    runCubPartition(L);
+    v = compareOnDevice(L, L->out.data, wantOf(L, REF_PARTITION), n, evens, 0);
+    ok &= v.bad == 0;
+    HX_CHECK(cudaMemcpy(L->out.data + n - 1, &bad, sizeof bad, cudaMemcpyHostToDevice));
+    v = compareOnDevice(L, L->out.data, wantOf(L, REF_PARTITION), n, evens, 0);
+    ok &= v.bad == 1 && v.first == n - 1;
+
+    /* Pairs: passes, then a write into odd slot 5 and a stray value at 8. */
+    makeMaps(L, 9);
+    buildReference(L, REF_SCATTER);
+    MapRun pairs = {L, L->par};
+    hx_guarded_poison(&L->out);
+    runScatterMap(&pairs);
+    v = compareOnDevice(L, L->out.data, wantOf(L, REF_SCATTER), n, n, 1);
+    ok &= v.bad == 0;
+    HX_CHECK(cudaMemcpy(L->out.data + 5, &bad, sizeof bad, cudaMemcpyHostToDevice));
+    HX_CHECK(cudaMemcpy(L->out.data + 8, &bad, sizeof bad, cudaMemcpyHostToDevice));
+    v = compareOnDevice(L, L->out.data, wantOf(L, REF_SCATTER), n, n, 1);
+    ok &= v.bad == 2 && v.first == 5;
+
+    printf("checks of the checks: %s (planted a wrong value, an unwritten "
+           "slot, two guard writes, a changed value in the atomic output and "
+           "in CUB's rejects, two stray scatter writes)\n",
+           ok ? "each planted error seen" : "FAILED: a planted error was missed");
+    return ok ? 0 : 1;
+}
+
+/* One size: every row at every input shape, with the automatic grid and
+ * with SMALL_GRID blocks (the scan's and the single pass's grids too),
+ * then gather and scatter. The size above 2^30 (full = 0) runs survival
+ * 0.5 with the automatic grid, and no gather and scatter: their host
+ * references walk the permutation's cycles, which a size just above a
+ * power of two makes long, and their indexing is the element-wise
+ * kernels' own, already checked. */
+static int checkSize(Lab *L, size_t n, uint64_t seed, int full)
+{
+    const unsigned grids[2] = {0, SMALL_GRID};
+    const int ngrids = full ? 2 : 1, shapes = full ? SHAPES : 1;
+    labResize(L, n);
+    for (int s = 0; s < shapes; ++s) {
+        Row rows[MAX_ROWS];
+        makeInputs(L, makeInput(seed + (uint64_t)s, n, (Shape)s, 0.5, 0),
+                   makeInput(seed + 10 + (uint64_t)s, n, (Shape)s, 0.5, 1));
+        int k = copyRows(L, rows);
+        k += compactionRows(L, rows + k, 1);
+        /* Every other configuration, and every one with the look-back's
+         * debug stalls. */
+        for (int c = 0; c < PASS_CONFIGS; ++c)
+            for (int stalled = c == 0; stalled < 2; ++stalled)
+                k += passRows(L, rows + k, c, stalled);
+        char context[96];
+        snprintf(context, sizeof context, "n=%zu %s%s", n, shapeName[s],
+                 s == SHAPE_RATE ? " 0.5" : "");
+        if (checkRows(L, rows, k, context, grids, ngrids)) return 1;
+    }
+    if (full) {
+        Row rows[MAX_ROWS];
+        MapRun maps[3];
+        makeMaps(L, seed + 20);
+        const int k = mapRows(L, rows, maps);
+        char context[64];
+        snprintf(context, sizeof context, "n=%zu", n);
+        if (checkRows(L, rows, k, context, grids, ngrids)) return 1;
+    }
+    printf("n=%zu: ok: every row (copies, mark, scan, scatter, compaction, "
+           "partition, atomic, single pass in %d configurations with and "
+           "without stalls, %zu tiles of the first, CUB), %s; %sgrid %u%s\n",
+           n, PASS_CONFIGS, passTiles(0, n),
+           full ? "every input shape" : "survival 0.5",
+           full ? "gather and scatter; " : "", hx_grid_for(L->dev, n, BLOCK),
+           full ? " and 3 blocks" : "");
+    return 0;
+}
+
+/* Above 2^30: the size the self-check adds where the GPU's memory allows. */
+#define LARGE_N (((size_t)1 << 30) + 257)
+
+static int runSelfCheck(const hx_device *dev, const hx_opts *o)
+{
+    size_t sizes[8] = {0, 1, 255, 256, 257, 65537, 16777217, 0};
+    int count = 8;
+    if (o->n_set) {
+        sizes[0] = o->n;
+        count = 1;
+    } else {
+        hx_rng r;
+        hx_rng_seed(&r, o->seed);
+        sizes[7] = 2 * (size_t)hx_rng_below(&r, (uint64_t)1 << 21) + 1;
+    }
+    size_t capacity = 1000;   /* checkTheChecks */
+    for (int k = 0; k < count; ++k)
+        if (sizes[k] > capacity) capacity = sizes[k];
+    const int large = !o->n_set && hx_fits(dev, labBytes(LARGE_N, cubTempFor(LARGE_N)));
+    if (large) capacity = LARGE_N;
+
+    Lab L;
+    const int rc = labOpen(&L, dev, capacity);
+    if (rc != HX_EXIT_OK) return rc;
+    printf("self-check: seed %llu, %d sizes%s; each with every input shape "
+           "(%s", (unsigned long long)o->seed, count + large,
+           large ? " (the last above 2^30)" : "", shapeName[0]);
+    for (int s = 1; s < SHAPES; ++s) printf(", %s", shapeName[s]);
+    printf(") for compaction and partition\n");
+    int failed = checkTheChecks(&L);
+    for (int k = 0; k < count && !failed; ++k) {
+        fflush(stdout);
+        failed = checkSize(&L, sizes[k], o->seed + 100 * (uint64_t)k, 1);
+    }
+    if (!o->n_set && !large)
+        printf("n=%zu: skipped: the lab needs %.1f GiB of device memory there, "
+               "%.1f GiB free\n", LARGE_N,
+               labBytes(LARGE_N, cubTempFor(LARGE_N)) / 1073741824.0,
+               dev->free_mem / 1073741824.0);
+    if (large && !failed) {
+        fflush(stdout);
+        failed = checkSize(&L, LARGE_N, o->seed + 1000, 0);
+    }
+    labClose(&L);
+    if (failed) {
+        printf("self-check: FAILED\n");
+        return HX_EXIT_FAIL;
+    }
+    printf("self-check: all %d sizes passed\n", count + large);
+    return HX_EXIT_OK;
+}
+
 /* ---- main ---------------------------------------------------------------- */
+
+/* The options only this lab has, taken out of argv before the harness
+ * parses the rest: --sweep, --variants, --csv DIR. */
+typedef struct {
+    int sweep, variants;
+    const char *csvDir;
+} LabOptions;
+
+static int takeLabOptions(int *argc, char **argv, LabOptions *lo)
+{
+    lo->sweep = lo->variants = 0;
+    lo->csvDir = ".";
+    int kept = 1;
+    for (int i = 1; i < *argc; ++i) {
+        if (strcmp(argv[i], "--sweep") == 0) {
+            lo->sweep = 1;
+        } else if (strcmp(argv[i], "--variants") == 0) {
+            lo->variants = 1;
+        } else if (strncmp(argv[i], "--csv=", 6) == 0) {
+            lo->csvDir = argv[i] + 6;
+        } else if (strcmp(argv[i], "--csv") == 0) {
+            if (i + 1 >= *argc) {
+                fprintf(stderr, "%s: --csv needs a folder (try --help)\n", PROG);
+                return HX_EXIT_USAGE;
+            }
+            lo->csvDir = argv[++i];
+        } else {
+            argv[kept++] = argv[i];
+        }
+    }
+    *argc = kept;
+    return HX_EXIT_OK;
+}
 
 int main(int argc, char **argv)
 {
+    const std::chrono::steady_clock::time_point start =
+        std::chrono::steady_clock::now();
+    LabOptions lo;
     hx_opts o;
-    int rc = hx_parse_args(argc, argv, &o, HX_OPT_KEEP, PROG, USAGE);
+    int rc = takeLabOptions(&argc, argv, &lo);
+    if (rc == HX_EXIT_OK) rc = hx_parse_args(argc, argv, &o, HX_OPT_KEEP, PROG, USAGE);
     if (rc != HX_EXIT_OK || o.help) return rc;
     hx_device dev;
     rc = hx_device_open(&dev, PROG);
     if (rc != HX_EXIT_OK) return rc;
-
     hx_device_print(&dev, stdout);
-    if (o.check) return selfCheck(&dev, &o);
 
-    /* Buffers per element: input, partition input, ranks, output, map. */
-    const size_t bytesPerElement = 5 * sizeof(int);
-    char why[512] = "given with --n";
-    const size_t n = o.n_set ? o.n : hx_default_n(&dev, bytesPerElement, why, sizeof why);
+    if (o.check) rc = runSelfCheck(&dev, &o);
+    else if (lo.sweep) rc = runSweep(&dev, &o, lo.csvDir);
+    else if (lo.variants) rc = runVariants(&dev, &o);
+    else rc = runLesson(&dev, &o);
 
-    Lab L;
-    memset(&L, 0, sizeof L);
-    L.n = n;
-    L.grid = hx_grid_for(&dev, n, BLOCK);
-    size_t selectBytes = 0, partitionBytes = 0;
-    HX_CHECK(cubSelect(&L, NULL, &selectBytes));
-    HX_CHECK(cubPartition(&L, NULL, &partitionBytes));
-    L.cubTempBytes = std::max(selectBytes, partitionBytes);
-    const size_t need = bytesPerElement * n + 2 * HX_GUARD_WORDS * sizeof(int) +
-                        scanPlanBytes(n) + L.cubTempBytes +
-                        COUNT_SLOTS * sizeof(int);
-    if (!hx_fits(&dev, need)) {
-        fprintf(stderr, "%s: n = %zu needs %.1f MiB of device memory, %.1f MiB "
-                "free (try a smaller --n)\n", PROG, n, need / 1048576.0,
-                dev.free_mem / 1048576.0);
-        return HX_EXIT_NOMEM;
-    }
-
-    L.in = deviceInts(n);
-    L.par = deviceInts(n);
-    L.rank = deviceInts(n);
-    L.map = deviceInts(n);
-    L.counts = deviceInts(COUNT_SLOTS);
-    hx_guarded_alloc(&L.out, n);
-    scanPlanCreate(&L.plan, n);
-    HX_CHECK(cudaMalloc(&L.cubTemp, L.cubTempBytes ? L.cubTempBytes : 1));
-    int *hIn = hostInts(n), *hAux = hostInts(n);
-    int *hWant = hostInts(n), *hGot = hostInts(n);
-
-    const double mib = (double)n * sizeof(int) / 1048576.0;
-    printf("n = %zu (%s)\n", n, why);
-    printf("buffers: 5 of n ints, %.1f MiB each (input, partition input, "
-           "ranks, output between guards, map); scan levels %.2f MiB, CUB "
-           "temp %.2f MiB\n", mib, scanPlanBytes(n) / 1048576.0,
-           L.cubTempBytes / 1048576.0);
-    printf("grid: %u blocks of %u threads for every element-wise kernel "
-           "(grid-stride loops)\n", L.grid, BLOCK);
-    printf("scan: %d levels of %d-element tiles; tiles per level:", L.plan.levels,
-           SCAN_TILE);
-    for (int l = 0; l < L.plan.levels; ++l)
-        printf(" %zu", (L.plan.count[l] + SCAN_TILE - 1) / SCAN_TILE);
-    printf("; %d launches per scan\n", scanLaunches(&L.plan));
-    printf("seed %llu; survival %.2f in the main table\n",
-           (unsigned long long)o.seed, o.keep);
-    printf("median of %d runs after %d warm-ups; host copies outside every timing\n",
-           o.runs, o.warmup);
-    hx_warn_if_cached(&dev, n * sizeof(int), stdout);
-    printf("\n");
-
-    /* --- Where the time goes, at survival o.keep --- */
-    hx_fill_survival(hIn, n, o.keep, o.seed);
-    upload(L.in, hIn, n);
-    hx_fill_parity(hAux, n, o.keep, o.seed + 1);
-    upload(L.par, hAux, n);
-
-    poisonOut(&L);
-    runCopy(&L);
-    mustPass(checkStable("copy: copyInts", &L, -1, NULL, hIn, 0, hGot));
-    const hx_timing copyMs = timeRow(runCopy, &L, &o);
-
-    hx_mark(hIn, hWant, n, hx_pred_nonzero);
-    poisonRank(&L);
-    runMark(&L);
-    download(hGot, L.rank, n);
-    hx_cmp cmp;
-    mustPass(hx_check_equal("mark the predicate: markNonZero", hGot, hWant, n,
-                            &cmp, stdout));
-    const hx_timing markMs = timeRow(runMark, &L, &o);
-
-    const long long kept = hx_scan_exclusive(hWant, hWant, n);
-    poisonRank(&L);
-    runMarkScan(&L);
-    download(hGot, L.rank, n);
-    mustPass(hx_check_equal("mark then scan: ranks", hGot, hWant, n, &cmp, stdout));
-    mustPass(checkCount("mark then scan", "the scan's total",
-                        deviceCount(&L, COUNT_KEPT), (size_t)kept));
-    const hx_timing markScanMs = timeRow(runMarkScan, &L, &o);
-
-    /* rank now holds the ranks; the scatter never writes it. */
-    const size_t m = wantCompact(hIn, hWant, n);
-    poisonOut(&L);
-    runScatter(&L);
-    mustPass(checkStable("scatter alone: scatterCompact", &L, -1, NULL, hWant,
-                         m, hGot));
-    const hx_timing scatterMs = timeRow(runScatter, &L, &o);
-
-    poisonOut(&L);
-    runCompact(&L);
-    mustPass(checkStable("compaction", &L, COUNT_KEPT, "the survivor count",
-                         hWant, m, hGot));
-    const hx_timing compactMs = timeRow(runCompact, &L, &o);
-
-    size_t atomicDisorder = 0;
-    poisonOut(&L);
-    runAtomic(&L);
-    mustPass(checkAtomic("compactAtomic", &L, hWant, m, hGot, &atomicDisorder));
-    const hx_timing atomicMs = timeRow(runAtomic, &L, &o);
-
-    poisonOut(&L);
-    runCubSelect(&L);
-    mustPass(checkStable("CUB DeviceSelect::If", &L, COUNT_CUB_SELECT,
-                         "the selected count", hWant, m, hGot));
-    const hx_timing cubSelectMs = timeRow(runCubSelect, &L, &o);
-
-    const size_t evens = hx_partition(hAux, hWant, n, hx_pred_even);
-    poisonOut(&L);
-    runPartition(&L);
-    mustPass(checkStable("partition", &L, COUNT_EVEN, "the boundary (even count)",
-                         hWant, evens, hGot));
-    const hx_timing partitionMs = timeRow(runPartition, &L, &o);
-
-    poisonOut(&L);
-    runCubPartition(&L);
-    mustPass(checkCubPartition("CUB DevicePartition::If", &L, hWant, evens, hGot));
-    const hx_timing cubPartitionMs = timeRow(runCubPartition, &L, &o);
-
-    char title[160];
-    snprintf(title, sizeof title, "where the time goes: n = %zu, survival %.2f",
-             n, o.keep);
-    hx_table_begin(stdout, title);
-    hx_table_row(stdout, "copy", 1, &copyMs, copyMs.median_ms, 0.0);
-    hx_table_row(stdout, "mark the predicate", 1, &markMs, copyMs.median_ms, 0.0);
-    hx_table_row(stdout, "mark then scan", launchesMarkScan(&L), &markScanMs, copyMs.median_ms, 0.0);
-    hx_table_row(stdout, "scatter alone with ranks ready", 1, &scatterMs, copyMs.median_ms, 0.0);
-    hx_table_row(stdout, "compaction, all three phases", launchesThreePhase(&L),
-                 &compactMs, copyMs.median_ms, 0.0);
-    hx_table_row(stdout, "partition, even then odd", launchesThreePhase(&L),
-                 &partitionMs, copyMs.median_ms, 0.0);
-    hx_table_row(stdout, "compaction with one atomic counter", 1, &atomicMs, copyMs.median_ms, 0.0);
-    hx_table_note(stdout, "the target later days reach (library, same run):");
-    hx_table_row(stdout, "CUB DeviceSelect::If", CUB_LAUNCHES, &cubSelectMs, copyMs.median_ms, 0.0);
-    hx_table_row(stdout, "CUB DevicePartition::If", CUB_LAUNCHES, &cubPartitionMs, copyMs.median_ms, 0.0);
-    hx_table_end(stdout);
-    printf("copy: %.1f GB/s (%zu bytes read + %zu written per run)\n",
-           hx_gbps(2.0 * n * sizeof(int), copyMs.median_ms), n * sizeof(int),
-           n * sizeof(int));
-    printf("compaction: %zu of %zu kept; atomic version: %zu of %zu slots out "
-           "of the stable order (the atomic row computes a different function)\n",
-           m, n, atomicDisorder, m);
-    printf("partition: %zu even of %zu (the boundary); CUB's partition writes "
-           "the odd group in reverse order\n\n", evens, n);
-
-    /* --- The survival sweep: scan against one atomic counter --- */
-    printf("survival sweep, n = %zu: compaction by scan against one atomic counter\n", n);
-    printf("  %8s %12s %9s %7s %10s %7s %11s %20s\n", "survival", "survivors",
-           "scan ms", "x copy", "atomic ms", "x copy", "scan/atomic",
-           "slots out of order");
-    const double sweep[3] = {0.1, 0.5, 0.9};
-    int reused = 0;
-    for (int k = 0; k < 3; ++k) {
-        /* The same seed as the main table, so the rate it already measured
-         * is the same input: its rows are reused rather than checked and
-         * timed twice (the multiset check sorts, slow at this size). */
-        size_t ms = m, disorder = atomicDisorder;
-        double scanMs = compactMs.median_ms, atomMs = atomicMs.median_ms;
-        if (sweep[k] == o.keep) {
-            reused = 1;
-        } else {
-            char what[96];
-            hx_fill_survival(hIn, n, sweep[k], o.seed);
-            upload(L.in, hIn, n);
-            ms = wantCompact(hIn, hWant, n);
-            snprintf(what, sizeof what, "sweep %.1f: compaction", sweep[k]);
-            poisonOut(&L);
-            runCompact(&L);
-            mustPass(checkStable(what, &L, COUNT_KEPT, "the survivor count",
-                                 hWant, ms, hGot));
-            scanMs = timeRow(runCompact, &L, &o).median_ms;
-            snprintf(what, sizeof what, "sweep %.1f: compactAtomic", sweep[k]);
-            poisonOut(&L);
-            runAtomic(&L);
-            mustPass(checkAtomic(what, &L, hWant, ms, hGot, &disorder));
-            atomMs = timeRow(runAtomic, &L, &o).median_ms;
-        }
-        printf("  %8.1f %12zu %9.3f %7.2f %10.3f %7.2f %11.2f %11zu (%5.1f%%)%s\n",
-               sweep[k], ms, scanMs, scanMs / copyMs.median_ms, atomMs, atomMs / copyMs.median_ms,
-               scanMs / atomMs, disorder, ms ? 100.0 * disorder / ms : 0.0,
-               sweep[k] == o.keep ? " *" : "");
-    }
-    printf("  (out of order: slots of the atomic output that differ from the "
-           "stable order; its values are checked as a multiset)\n");
-    if (reused) printf("  (*: the main table's input and rows)\n");
-    printf("\n");
-
-    /* --- Gather and scatter --- */
-    hx_fill_uniform(hIn, n, -1000000000, 1000000000, o.seed + 5);
-    upload(L.in, hIn, n);
-    hx_timing gatherMs[2], scatterMapMs[2];
-    const char *mapName[2] = {"identity", "random permutation"};
-    for (int k = 0; k < 2; ++k) {
-        char what[96];
-        if (k == 0) hx_fill_identity(hAux, n);
-        else hx_fill_permutation(hAux, n, o.seed + 6);
-        upload(L.map, hAux, n);
-
-        hx_gather(hIn, hAux, hWant, n);
-        snprintf(what, sizeof what, "gather, %s map", mapName[k]);
-        poisonOut(&L);
-        runGather(&L);
-        mustPass(checkStable(what, &L, -1, NULL, hWant, 0, hGot));
-        gatherMs[k] = timeRow(runGather, &L, &o);
-
-        poisonHost(hWant, n);
-        hx_scatter(hIn, hAux, hWant, n);
-        snprintf(what, sizeof what, "scatter, %s map", mapName[k]);
-        poisonOut(&L);
-        runScatterMap(&L);
-        mustPass(checkStable(what, &L, -1, NULL, hWant, 0, hGot));
-        scatterMapMs[k] = timeRow(runScatterMap, &L, &o);
-    }
-    hx_fill_random_map(hAux, n, o.seed + 7);
-    upload(L.map, hAux, n);
-    poisonHost(hWant, n);
-    const size_t hostLost = hx_scatter(hIn, hAux, hWant, n);
-    size_t deviceLost = 0, otherWinner = 0;
-    poisonOut(&L);
-    runScatterMap(&L);
-    mustPass(checkLossyScatter("scatter, repeated destinations", &L, hIn, hAux,
-                               hWant, hostLost, hGot, &deviceLost, &otherWinner));
-    const hx_timing lossyMs = timeRow(runScatterMap, &L, &o);
-
-    snprintf(title, sizeof title, "gather and scatter: n = %zu", n);
-    hx_table_begin(stdout, title);
-    hx_table_row(stdout, "copy", 1, &copyMs, copyMs.median_ms, 0.0);
-    hx_table_row(stdout, "gather, identity map", 1, &gatherMs[0], copyMs.median_ms, 0.0);
-    hx_table_row(stdout, "gather, random permutation", 1, &gatherMs[1], copyMs.median_ms, 0.0);
-    hx_table_row(stdout, "scatter, identity map", 1, &scatterMapMs[0], copyMs.median_ms, 0.0);
-    hx_table_row(stdout, "scatter, random permutation", 1, &scatterMapMs[1], copyMs.median_ms, 0.0);
-    hx_table_row(stdout, "scatter, repeated destinations", 1, &lossyMs, copyMs.median_ms, 0.0);
-    hx_table_end(stdout);
-    printf("scatter with repeated destinations: %zu writes lost on the device, "
-           "%zu by the host reference (n - distinct destinations); %zu slots "
-           "kept a different writer than the host's last-writer-wins (allowed: "
-           "which write survives is unspecified)\n",
-           deviceLost, hostLost, otherWinner);
-
-    free(hIn); free(hAux); free(hWant); free(hGot);
-    HX_CHECK(cudaFree(L.cubTemp));
-    scanPlanDestroy(&L.plan);
-    hx_guarded_free(&L.out);
-    HX_CHECK(cudaFree(L.in)); HX_CHECK(cudaFree(L.par));
-    HX_CHECK(cudaFree(L.rank)); HX_CHECK(cudaFree(L.map));
-    HX_CHECK(cudaFree(L.counts));
-    return HX_EXIT_OK;
+    printf("wall time: %.1f s\n", secondsSince(start));
+    return rc;
 }

@@ -5,7 +5,8 @@
 #              (its CSV beside the transcript), compute-sanitizer
 #   onepass    the exercise's one-pass split (solution/onepass.cu): its
 #              check and its table
-#   day33      compaction --check, the default size, --n 8387997, sanitizers
+#   day33      compaction --check, the default run under time, --variants,
+#              --n 8387997, --sweep (its CSVs into DEST), sanitizers
 #   threeway   the reference's check and timing, the starter failing, the
 #              two wrong kernels' reports, the sanitizers on --plan sanitize,
 #              a grade-mode result file
@@ -56,12 +57,18 @@ for part in $parts; do
     day33)
         t=$dest/day33-compaction.txt
         $cap "$t" ./day33-compaction/compaction --check
-        $cap "$t" ./day33-compaction/compaction
+        $cap "$t" bash -c 'time ./day33-compaction/compaction'
+        $cap "$t" ./day33-compaction/compaction --variants
         $cap "$t" ./day33-compaction/compaction --n 8387997
-        for tool in memcheck racecheck synccheck; do
-            $cap "$t" $san --tool $tool ./day33-compaction/compaction --n 100000 --runs 1 --warmup 0
+        $cap "$t" ./day33-compaction/compaction --sweep --csv "$dest"
+        # --check at 262147 runs every kernel, the single-pass ones over
+        # 128 tiles (the smallest configuration) with and without stalls;
+        # racecheck (shared memory, within a block) at a smaller size.
+        for tool in memcheck synccheck initcheck; do
+            $cap "$t" $san --tool $tool ./day33-compaction/compaction --check --n 262147
         done
-        $cap "$t" $san --tool memcheck ./day33-compaction/compaction --check --n 100001
+        $cap "$t" $san --tool racecheck ./day33-compaction/compaction --check --n 65537
+        $cap "$t" $san --tool memcheck --leak-check full ./day33-compaction/compaction --n 100000 --runs 1 --warmup 0
         ;;
     threeway)
         t=$dest/day33-exercise-threeway.txt
