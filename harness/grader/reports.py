@@ -26,8 +26,9 @@ CSV_COLUMNS = ("submission", "status", "reason", "found_b1", "found_b2",
                "first_bad", "x_copy", "answer", "score", "max_score",
                "detail", "results")
 GRADESCOPE_COLUMNS = ("Name", "SID", "Email", "Total Score")
-TIMING_COLUMNS = ("submission", "results", "compile_s", "checks_s",
-                  "timing_s", "sanitize_s", "compile_at", "run_at", "end_at")
+TIMING_COLUMNS = ("submission", "results", "compile_s", "load_s",
+                  "checks_s", "timing_s", "sanitize_s", "compile_at",
+                  "run_at", "end_at")
 TEXT_COLUMNS = ("submission", "answer", "detail", "Name", "SID", "Email")
 
 
@@ -79,25 +80,31 @@ def gradescope_rows(sub, v):
 
 
 def timing_row(sub, comp, run, san):
-    """When each stage ran, from the tool's own clock: compile (the
-    compile stage), checks (the driver's start to its last result),
-    timing (last result to the timing event), sanitize (its process)."""
+    """When each stage ran, on the tool's own clock (seconds): compile
+    (the compile stage); load (the driver's start to its module event:
+    context creation, module load, waits for the GPU lock); checks (to
+    its last result); timing (to the timing event); sanitize (memcheck's
+    whole process); and when the compile, the run and the last process
+    began or ended, counted from the start of grading."""
     row = {"submission": sub.name, "results": sub.out_dir + "/results.json",
            "compile_s": "%.3f" % (comp.t1 - comp.t0),
            "compile_at": "%.3f" % comp.t0}
-    if run is not None:
-        results = [e["_t"] for e in run.find("result")]
-        checks_end = max(results) if results else run.wall
-        timing = run.first("timing")
-        row.update(checks_s="%.3f" % checks_end,
-                   timing_s="%.3f" % (timing["_t"] - checks_end)
-                   if timing else "",
-                   run_at="%.3f" % run.at)
-        end = run.at + run.wall
-        if san is not None:
-            row["sanitize_s"] = "%.3f" % san.wall
-            end = san.at + san.wall
-        row["end_at"] = "%.3f" % end
+    if run is None:
+        return row
+    marks = [e["_t"] for e in run.find("module")[:1]]
+    results = [e["_t"] for e in run.find("result")]
+    timing = [e["_t"] for e in run.find("timing")[:1]]
+    if marks:
+        row["load_s"] = "%.3f" % marks[0]
+        if results:
+            row["checks_s"] = "%.3f" % (max(results) - marks[0])
+            if timing:
+                row["timing_s"] = "%.3f" % (timing[0] - max(results))
+    end = run.at + run.wall
+    if san is not None:
+        row["sanitize_s"] = "%.3f" % san.wall
+        end = san.at + san.wall
+    row.update(run_at="%.3f" % run.at, end_at="%.3f" % end)
     return row
 
 
