@@ -5,7 +5,7 @@
 #   make run             build and run the main lab (day33-compaction)
 #   make check           host tests, every lab compiled, and the GPU
 #                        self-checks where a GPU is present
-#   make grade SUBMISSIONS=<class folder> [OUT=grades] [GRADE_FLAGS="--jobs 8"]
+#   make grade SUBMISSIONS=<class folder> [OUT=grades] [ARCH=90] [GRADE_FLAGS="--jobs 8"]
 #   make day31-scan | day33-compaction | day33-exercise-threeway | harness
 #   make clean
 #
@@ -40,9 +40,12 @@ check: all
 	bash harness/gpu-checks.sh
 	python3 harness/grade-tests/run_tests.py
 
+# NVCC always, ARCH only when given (make grade ARCH=90): by default the
+# grader builds the driver and the modules for the GPUs it finds.
+GRADE_ARCH = $(if $(filter command line environment,$(origin ARCH)),--arch "$(ARCH)")
 grade:
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<class folder> [OUT=grades]"; exit 2; }
-	python3 harness/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(GRADE_FLAGS)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<class folder> [OUT=grades] [ARCH=90] [NVCC=...] [GRADE_FLAGS=...]"; exit 2; }
+	python3 harness/grade.py "$(SUBMISSIONS)" --out "$(OUT)" --nvcc "$(NVCC)" $(GRADE_ARCH) $(GRADE_FLAGS)
 
 clean:
 	$(MAKE) -C harness clean
