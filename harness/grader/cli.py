@@ -32,6 +32,13 @@ def parse_shard(text):
     return int(m.group(1)), int(m.group(2))
 
 
+def cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def parser():
     p = argparse.ArgumentParser(
         prog="grade.py",
@@ -45,8 +52,8 @@ def parser():
     a = p.add_argument
     a("submissions", metavar="CLASS", help="the class folder")
     a("--out", default="grades", help="output folder (default: grades)")
-    a("--jobs", type=int, default=os.cpu_count() or 1, help="compiles and "
-      "drivers at once (default: the CPU count, %(default)s)")
+    a("--jobs", type=int, default=cpus(), help="compiles and drivers at "
+      "once (default: the CPUs this process may use, %(default)s)")
     a("--per-gpu", type=int, default=16, help="drivers at once on one GPU, "
       "at most (default %(default)s)")
     a("--gpus", default=None, help='GPUs to spread the submissions over, '
@@ -218,8 +225,13 @@ def setup_machine(cfg, args, log):
         log("  %s%s" % ("GPU %s: " % g if g else "", line))
     cfg.arch = cfg.arch or " ".join(sorted({cc for _, _, cc in found},
                                            key=int))
-    cfg.driver = args.driver or machine.build_driver(cfg.arch, cfg.nvcc,
-                                                     cfg.jobs)
+    if args.driver:
+        cfg.driver = os.path.abspath(args.driver)
+    else:
+        t0 = time.monotonic()
+        cfg.driver = machine.build_driver(cfg.arch, cfg.nvcc, cfg.jobs)
+        log("  driver %s (make, %.1f s)" % (os.path.relpath(
+            cfg.driver, machine.REPO), time.monotonic() - t0))
     if cfg.sanitize:
         cfg.sanitizer = machine.find_sanitizer(args.sanitizer, cfg.nvcc)
     return True

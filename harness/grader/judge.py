@@ -255,8 +255,9 @@ def _check_tests(v, run, san, cfg, test):
     begin = run.first("begin") if run else None
     runs = begin.get("runs") if begin else None
     if not isinstance(runs, int) or runs < 0 or runs > 10000:
-        why = ("the plan did not start: " + v.detail) if run else \
-            "not run: " + v.detail
+        why = "the plan did not start: " + v.detail if run else \
+            "not run (%s)" % cfg.not_run_why if v.reason == "not_run" else \
+            "not run: the compile stage gave %s" % v.reason
         test("checks: the plan", WEIGHTS["checks"], False, why)
         return
     ids = [e.get("run") for e in run.find("start")]

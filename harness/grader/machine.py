@@ -28,15 +28,16 @@ class SetupError(Exception):
 
 
 def find_nvcc(given):
-    """nvcc's absolute path: --nvcc (a name on PATH or a path), else nvcc
-    on PATH, else /usr/local/cuda/bin/nvcc."""
-    for cand in ([given] if given else []) + ["nvcc",
-                                              "/usr/local/cuda/bin/nvcc"]:
+    """nvcc's absolute path: --nvcc (a name on PATH or a path); without
+    one, or with the plain name nvcc, nvcc on PATH, else
+    /usr/local/cuda/bin/nvcc."""
+    cands = [given] if given else []
+    if given in (None, "", "nvcc"):
+        cands += ["nvcc", "/usr/local/cuda/bin/nvcc"]
+    for cand in cands:
         found = shutil.which(cand)
         if found:
             return os.path.abspath(found)
-        if given:
-            break
     raise SetupError("nvcc not found%s: put the CUDA Toolkit's bin folder "
                      "on PATH or pass --nvcc" % (" as %r" % given if given
                                                  else ""))
