@@ -215,15 +215,14 @@ def judge(comp, run, san, san_log, ref_x, cfg):
         v.detail = "compiled; not run (%s)" % cfg.not_run_why
     else:
         v.reason, v.detail = classify(run)
-        if san is not None:
-            s_reason, s_detail = classify_sanitizer(san, san_log)
-            plan_ended = v.reason in CHECK_STATUSES
-            if s_reason == "out_of_bounds" and plan_ended or \
-                    v.reason == "pass" and s_reason != "pass":
-                v.reason, v.detail = s_reason, s_detail
+    memcheck = classify_sanitizer(san, san_log) if san else None
+    if memcheck and (memcheck[0] == "out_of_bounds" and v.reason in
+                     CHECK_STATUSES or v.reason == "pass" and
+                     memcheck[0] != "pass"):
+        v.reason, v.detail = memcheck
     if not v.tests[1]["output"]:
         v.tests[1]["output"] = v.detail
-    _check_tests(v, run, san, cfg, test)
+    _check_tests(v, run, san, memcheck, cfg, test)
     _performance(v, run, ref_x, cfg, test)
     v.score = round(sum(t["score"] for t in v.tests), 2)
     v.max_score = round(sum(t["max_score"] for t in v.tests), 2)
@@ -251,7 +250,7 @@ def shares(total, m):
             for i in range(m)]
 
 
-def _check_tests(v, run, san, cfg, test):
+def _check_tests(v, run, san, memcheck, cfg, test):
     begin = run.first("begin") if run else None
     runs = begin.get("runs") if begin else None
     if not isinstance(runs, int) or runs < 0 or runs > 10000:
@@ -263,6 +262,7 @@ def _check_tests(v, run, san, cfg, test):
     ids = [e.get("run") for e in run.find("start")]
     ids += [None] * (runs - len(ids))
     points = shares(WEIGHTS["checks"], runs + (1 if cfg.sanitize else 0))
+    shown = False                   # the driver's output, once
     for i, k in enumerate(ids[:runs]):
         ev = run.first("result", run=k) if k is not None else None
         name = ("%s" % label(run, k)) if k is not None else \
@@ -273,17 +273,18 @@ def _check_tests(v, run, san, cfg, test):
         elif ev.get("status") == "pass":
             test(name, points[i], True, "pass")
         else:
-            test(name, points[i], False, describe(ev) + _output(run))
+            test(name, points[i], False, describe(ev) +
+                 ("" if shown else _output(run)))
+            shown = True
     if cfg.sanitize:
         if san is None:
             test("compute-sanitizer memcheck", points[-1], False,
                  "not run: the plan did not end normally")
         else:
-            ok = not san.killed and san.rc == 0 and \
-                (san.first("end") or {}).get("status") == "pass"
+            ok = memcheck[0] == "pass"
             test("compute-sanitizer memcheck (%s)" % (
                 (san.first("start") or {}).get("label", "the small run")),
-                points[-1], ok, "no finding" if ok else v.detail +
+                points[-1], ok, "no finding" if ok else memcheck[1] +
                 _output(san))
 
 
