@@ -31,7 +31,8 @@ def arg(argv, name, default=None):
 def main(argv):
     if argv and argv[0] == "sanitizer":
         return sanitizer(argv[1:])
-    module = open(arg(argv, "--module"), "rb").read().decode("utf-8", "replace")
+    with open(arg(argv, "--module"), "rb") as f:
+        module = f.read().decode("utf-8", "replace")
     found = re.search(r"FAKE:([a-z_0-9.]+)", module)
     mode = found.group(1) if found else "pass"
     out = open(arg(argv, "--result"), "w")

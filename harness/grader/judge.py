@@ -95,7 +95,8 @@ def classify(run):
     fault, stop = run.first("fault"), run.first("timeout")
     if fault:
         return "crash", "%s: %s failed: %s" % (
-            label(run, fault.get("run")), fault.get("call"), fault.get("error"))
+            label(run, fault.get("run")), fault.get("call"),
+            fault.get("error"))
     if stop:
         return "timeout", "%s: stopped by the driver's watchdog after %s s" \
             % (label(run, stop.get("run")), stop.get("seconds"))

@@ -12,9 +12,9 @@ A class is one of:
     <repo>/day33-exercise-threeway/threeway.cu.
 In every submission folder the kernel is looked for at the top, then at
 day33-exercise-threeway/, then one folder down (<dir>/threeway.cu or
-<dir>/day33-exercise-threeway/threeway.cu, as a zipped folder unpacks). answer.txt is read beside
-it. A kernel that is a symbolic link, or not a regular file, is never
-read: the verdict is no_file.
+<dir>/day33-exercise-threeway/threeway.cu, as a zipped folder unpacks).
+answer.txt is read beside it. A kernel that is a symbolic link, or not a
+regular file, is never read: the verdict is no_file.
 
 Names: a folder's name may hold any byte. `display` makes it printable
 (non-UTF-8 bytes and control or format characters become escapes) and is
