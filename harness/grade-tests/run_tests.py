@@ -362,6 +362,24 @@ def test_fake_runs(tmp):
         _check_fake_details(out, rows)
         check_schemas(out, list(rows.values()))
         shutil.rmtree(out)
+        two = os.path.join(tmp, "two-gpus")
+        for marker in ("pass", "memcheck"):
+            shutil.copytree(os.path.join(klass, marker),
+                            os.path.join(two, marker))
+        rc, text = grade([two, "--out", out, "--driver", tools["driver"],
+                          "--gpus", "0,1", "--no-sanitize", "--seed", "7"])
+        rows = by_folder(read_rows(out))
+        with open(os.path.join(out, "shard.json")) as f:
+            meta = json.load(f)
+        with open(os.path.join(out, "submissions", "pass",
+                               "results.json")) as f:
+            runs = [t["max_score"] for t in json.load(f)["tests"]
+                    if t["name"].startswith("run ")]
+        check(rc == 0 and sorted(meta["reference"]) == ["0", "1"] and
+              [r["reason"] for r in rows.values()] == ["pass", "pass"] and
+              runs == [20.0] * 4, "--gpus 0,1 --no-sanitize: the reference "
+              "timed on each GPU, no memcheck, 4 runs of 20 points")
+        shutil.rmtree(out)
         ref = os.path.join(tmp, "ref.cu")
         with open(ref, "w") as f:
             f.write("// FAKE:boundary\n")
