@@ -42,7 +42,11 @@ def compile_submission(*args, **kwargs):
     except ImportError as e:
         raise SetupError("the compile stage harness/grader/compiler.py "
                          "cannot be imported: %s" % e)
-    return compiler.compile_submission(*args, **kwargs)
+    unavailable = getattr(compiler, "CompilerUnavailable", ())
+    try:
+        return compiler.compile_submission(*args, **kwargs)
+    except unavailable as e:    # nvcc or its host compiler: the machine's
+        raise SetupError("the compile stage cannot run: %s" % e)
 
 
 def submission_seed(class_seed, path):
