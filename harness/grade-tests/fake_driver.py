@@ -71,7 +71,7 @@ def main(argv):
             sys.stdout.write(junk)
         sys.stdout.flush()
         out.write("this is not JSON\n")
-    passed, first_bad = 0, None
+    passed = 0
     for k in range(runs):
         label = LABELS[k] if plan == "full" else "n=1000 mix=thirds grid=2x64"
         n = int(label.split()[0][2:])
@@ -80,11 +80,11 @@ def main(argv):
         if mode == "hang_run" and k == 1:
             time.sleep(3600)
         if mode == "fault" and k == 2:
-            emit(event="fault", run=k, call="cuCtxSynchronize",
+            emit(event="fault", run=k, phase="check", call="cuCtxSynchronize",
                  error="CUDA_ERROR_ILLEGAL_ADDRESS")
             return 4
         if mode == "driver_timeout" and k == 1:
-            emit(event="timeout", run=k, seconds=30)
+            emit(event="timeout", run=k, phase="check", seconds=30)
             return 6
         if mode == "segv" and k == 1:
             os.kill(os.getpid(), signal.SIGSEGV)
@@ -104,23 +104,32 @@ def main(argv):
                       guard_first_offset=None, disagree_run=-1,
                       group="zeros" if status == "unwritten" else None)
         emit(**result)
-        passed += status == "pass"
-        first_bad = first_bad or (None if status == "pass" else status)
+        if status != "pass":        # the plan stops at its first failure
+            emit(event="end", status=status, runs=runs, passed=passed)
+            return 0
+        passed += 1
     if mode == "exit0_noend":
         return 0
     if mode == "exit7":
         return 7
-    if "--time" in argv and passed == runs:
+    if mode == "timing_fault" and "--time" in argv:
+        emit(event="fault", run=None, phase="timing", call="cuEventSynchronize",
+             error="CUDA_ERROR_LAUNCH_FAILED")
+        return 4
+    if "--time" in argv:
         x = float(mode[5:]) if mode.startswith("slow_") else 10.0
         if mode == "timing_bad":
-            emit(event="timing", n=1 << 24, rounds=9, copy_ms=1.0,
-                 split_ms=10.0, x_copy=10.0, x_copy_min=9.9, x_copy_max=10.1,
-                 status="nondeterministic", bad_round=4)
+            emit(event="timing", n=1 << 24, rounds=9, copy_ms=None,
+                 split_ms=None, x_copy=None, x_copy_min=None,
+                 x_copy_max=None, status="nondeterministic", bad_round=4)
+            emit(event="end", status="nondeterministic", runs=runs,
+                 passed=passed)
+            return 0
         else:
             emit(event="timing", n=1 << 24, rounds=9, copy_ms=1.0,
                  split_ms=x, x_copy=x, x_copy_min=x * 0.99,
                  x_copy_max=x * 1.01, status="pass")
-    emit(event="end", status=first_bad or "pass", runs=runs, passed=passed)
+    emit(event="end", status="pass", runs=runs, passed=passed)
     return 0
 
 

@@ -45,7 +45,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.dirname(HERE)
 REPO = os.path.dirname(HARNESS)
 GRADE = os.path.join(HARNESS, "grade.py")
-STARTER = os.path.join(REPO, "day33-exercise-threeway", "threeway.cu")
+# The pristine starter where the exercise keeps one apart from the
+# student's working file, else the working file as committed.
+STARTER = next(p for p in (
+    os.path.join(REPO, "day33-exercise-threeway", "starter", "threeway.cu"),
+    os.path.join(REPO, "day33-exercise-threeway", "threeway.cu"))
+    if os.path.isfile(p))
 sys.dont_write_bytecode = True  # no __pycache__ in the repository
 sys.path.insert(0, HARNESS)
 from grader import (cli, compiling, judge, listing, machine,  # noqa: E402
@@ -318,6 +323,7 @@ FAKE_CASES = {   # marker: (reason, status)
     "exit4_silent": ("crash", "fail"), "flood": ("pass", "pass"),
     "signature": ("signature", "fail"), "load_error": ("load_error", "fail"),
     "timing_bad": ("nondeterministic", "fail"), "slow_20": ("pass", "pass"),
+    "timing_fault": ("crash", "fail"),
     "memcheck": ("out_of_bounds", "fail"), "pass.copy": ("pass", "pass"),
 }
 
@@ -401,6 +407,9 @@ def _check_fake_details(out, rows):
     def results(m):
         with open(os.path.join(out, "submissions", m, "results.json")) as f:
             return json.load(f)
+    check(detail("timing_fault").startswith("the timing: cuEventSync"),
+          "a fault while timing names the timing: %s"
+          % detail("timing_fault"))
     check("run 2 (n=4096 mix=ends grid=2x128)" in detail("fault") and
           "CUDA_ERROR_ILLEGAL_ADDRESS" in detail("fault"), "a crash names "
           "its run and the error: %s" % detail("fault"))

@@ -58,7 +58,11 @@ class Verdict:
 # ---------------------------------------------------------------------------
 # What one process did, as a verdict.
 
-def label(run, k):
+def label(run, k, phase=None):
+    """"run 3 (n=257 mix=thirds grid=3x64)"; runs count from 0. An event
+    with no run (k None) happened in the timing or before the runs."""
+    if k is None:
+        return "the timing" if phase == "timing" else where(run)
     ev = run.first("start", run=k) if run else None
     return "run %s (%s)" % (k, ev.get("label")) if ev else "run %s" % k
 
@@ -95,11 +99,12 @@ def classify(run):
     fault, stop = run.first("fault"), run.first("timeout")
     if fault:
         return "crash", "%s: %s failed: %s" % (
-            label(run, fault.get("run")), fault.get("call"),
-            fault.get("error"))
+            label(run, fault.get("run"), fault.get("phase")),
+            fault.get("call"), fault.get("error"))
     if stop:
         return "timeout", "%s: stopped by the driver's watchdog after %s s" \
-            % (label(run, stop.get("run")), stop.get("seconds"))
+            % (label(run, stop.get("run"), stop.get("phase")),
+               stop.get("seconds"))
     why = _stderr_line(run)
     rc = run.rc
     if rc == 3:
@@ -134,13 +139,13 @@ def classify(run):
     if bad:
         return bad[0].get("status"), "%s: %s" % (
             label(run, bad[0].get("run")), describe(bad[0]))
-    if status != "pass":
-        return status, "the driver's end event says %s" % status
     timing = run.first("timing")
     if timing and timing.get("status") != "pass":
         return "nondeterministic", "a timed launch (round %s) wrote a " \
             "wrong output: the kernel behaves differently when timed" % (
                 timing.get("bad_round"),)
+    if status != "pass":
+        return status, "the driver's end event says %s" % status
     return "pass", ""
 
 
@@ -266,8 +271,8 @@ def _check_tests(v, run, san, memcheck, cfg, test):
     shown = False                   # the driver's output, once
     for i, k in enumerate(ids[:runs]):
         ev = run.first("result", run=k) if k is not None else None
-        name = ("%s" % label(run, k)) if k is not None else \
-            "run %d: not reached" % (i + 1)
+        name = label(run, k) if k is not None else \
+            "run %d: not reached" % i
         if ev is None:
             test(name, points[i], False, "not run: the driver stopped "
                  "before it (%s)" % v.detail if k is None else v.detail)
