@@ -74,9 +74,9 @@ def parser():
       "compute-sanitizer memcheck's small run (on by default)")
     a("--no-perf", dest="perf", action="store_false", help="do not time "
       "(performance scores 0)")
-    a("--run-timeout", type=float, default=30.0, help="limit of one run of "
-      "the plan, s (the driver's watchdog; the grader's fires %g s "
-      "later; default %%(default)s)" % GRACE)
+    a("--run-timeout", type=float, default=30.0, help="limit of one "
+      "launch per 2^24 elements, s (the driver's watchdog; the grader's "
+      "fires %g s after a run's launches; default %%(default)s)" % GRACE)
     a("--submission-timeout", type=float, default=300.0, help="limit of one "
       "submission's driver process, s (default %(default)s)")
     a("--compile-timeout", type=float, default=60.0, help="limit of one "

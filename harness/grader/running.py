@@ -9,8 +9,9 @@ each), escaped, and shown as the run's output.
 While the process runs the result file is read as it grows, and two
 watchdogs look at the clock:
   - per run: a "start" event opens run k; if no "result" (or "fault",
-    "timeout") for it follows within the per-run limit, the process
-    group is killed and run k is named;
+    "timeout") for it follows within its limit (the driver's own watchdog
+    for that run's launches and size, plus a grace), the process group is
+    killed and run k is named;
   - per submission: the whole process, its context creation, module load
     and timing included, within the per-submission limit.
 Whatever happens (any exit code, signal, output or silence) is returned
@@ -138,7 +139,10 @@ class _Tail:
 
 def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
     """Runs cmd in its own process group under the two watchdogs and
-    returns a Run. Never raises for what the process does."""
+    returns a Run. run_limit: seconds, or a function of a "start" event
+    giving that run's seconds. Never raises for what the process does."""
+    if not callable(run_limit):
+        run_limit = (lambda seconds: lambda ev: seconds)(run_limit)
     run = Run(shown)
     full = [sys.executable, "-I", "-S", "-c", LIMIT_WRAPPER, str(FSIZE)] + \
         list(cmd)
@@ -151,7 +155,7 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ, run.out)
     sel.register(proc.stderr, selectors.EVENT_READ, run.err)
-    opened = {}                 # run k -> when its "start" was read
+    opened = {}                 # run k -> (when its "start" was read, limit)
     drain_until = None
     try:
         while True:
@@ -162,7 +166,7 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
                 else:
                     sel.unregister(key.fileobj)
             now = time.monotonic()
-            _read_events(run, tail, now - start, opened)
+            _read_events(run, tail, now - start, opened, run_limit)
             if proc.poll() is not None or run.killed:
                 # The leader is gone: whatever is left of its group goes
                 # too, and the pipes get a moment to drain.
@@ -171,9 +175,10 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
                 if not sel.get_map() or now > drain_until:
                     break
                 continue
-            late = [k for k, t in opened.items() if now - t > run_limit]
+            late = [(k, lim) for k, (t, lim) in opened.items()
+                    if now - t > lim]
             if late:
-                run.killed = ("run", late[0], run_limit)
+                run.killed = ("run",) + late[0]
             elif now - start > sub_limit:
                 run.killed = ("submission", None, sub_limit)
             if run.killed:
@@ -185,13 +190,13 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
         _kill_group(proc.pid)
         proc.wait()
         run.ended = time.monotonic()
-        _read_events(run, tail, run.ended - start, opened)
+        _read_events(run, tail, run.ended - start, opened, run_limit)
         tail.close()
     run.rc, run.wall = proc.returncode, run.ended - start
     return run
 
 
-def _read_events(run, tail, t, opened):
+def _read_events(run, tail, t, opened, run_limit):
     for line in tail.lines():
         try:
             ev = json.loads(line.decode("utf-8"))
@@ -204,7 +209,7 @@ def _read_events(run, tail, t, opened):
         ev["_t"] = round(t, 3)
         run.events.append(ev)
         if ev.get("event") == "start":
-            opened[ev.get("run")] = time.monotonic()
+            opened[ev.get("run")] = (time.monotonic(), run_limit(ev))
         elif ev.get("event") in ("result", "fault", "timeout"):
             opened.pop(ev.get("run"), None)
 
@@ -229,12 +234,23 @@ def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None):
     if plan == "full" and cfg.perf:
         args.append("--time")
     cmd = [cfg.driver] + args
-    run_limit = cfg.run_timeout + cfg.grace
+    slow = cfg.sanitize_slowdown if plan == "sanitize" else 1
+
+    def run_limit(ev):
+        """The driver stops a launch after --run-timeout seconds per 2^24
+        elements (never less); this fires a grace period after all of a
+        run's launches could have run that long."""
+        n, launches = ev.get("n"), ev.get("launches")
+        n = n if isinstance(n, int) and n > 0 else 0
+        launches = launches if isinstance(launches, int) and \
+            0 < launches < 1000 else 1
+        per = cfg.run_timeout * max(1.0, n / float(1 << 24))
+        return (per * launches + cfg.grace) * slow
+
     if plan == "sanitize":
         cmd = [cfg.sanitizer, "--tool", "memcheck", "--error-exitcode",
                str(SANITIZE_EXIT), "--print-limit", "10", "--log-file",
                log_file] + cmd
-        run_limit *= cfg.sanitize_slowdown
     shown = "threeway --grade --seed %d --plan %s%s" % (
         seed, plan, " --time" if "--time" in args else "")
     if plan == "sanitize":
