@@ -1,10 +1,11 @@
-/* corpus/nth_launch: expected nondeterministic: correct until it has seen
- * four launches of 2^22 elements or more, then it writes nothing, as a
- * kernel that guesses it is being timed would. A __device__ counter lives
- * as long as the module, i.e. the whole plan: the driver's timed launches
- * (at least 4x the L2, so large) are each checked, and a wrong one makes
- * the timing "nondeterministic"; if the checks already launch it at such
- * sizes often enough, their repeated launches disagree first. */
+/* corpus/nth_launch: expected nondeterministic: correct for its first 12
+ * launches of 2^22 elements or more, then it writes nothing, as a kernel
+ * that guesses it is being timed would (the attack that once scored full
+ * performance points stopped at its 4th launch). A __device__ counter lives
+ * as long as the module, i.e. the whole plan. The driver's checks launch it
+ * at such sizes fewer than 12 times (8387997, 16777217 and the timing size,
+ * a few grids each); the timing launches it more often, each timed launch
+ * is checked, and the first wrong one makes the timing nondeterministic. */
 #include <cstddef>
 
 __device__ unsigned bigLaunches = 0;
@@ -20,7 +21,7 @@ __global__ void scatterThreeWay(const int* __restrict__ in,
     const bool big = n >= ((size_t)1 << 22);
     // Read before any block of this launch can bump it (see below).
     const unsigned seen = *(volatile unsigned*)&bigLaunches;
-    if (!(big && seen >= 4)) {
+    if (!(big && seen >= 12)) {
         const size_t a = (size_t)*totalNeg;
         const size_t ab = a + (size_t)*totalZero;
         const size_t stride = (size_t)blockDim.x * gridDim.x;
