@@ -51,7 +51,7 @@ help:
 	@echo "make check           host tests, every lab built, the GPU checks (skipped without a GPU), the grading tool's tests"
 	@echo "make test            the same as make check"
 	@echo "make handout DEST=d  write the students' copy of the course into the new folder d"
-	@echo "make grade SUBMISSIONS=<class folder> [OUT=grades] [GRADE_FLAGS=...]  grade a class (instructors)"
+	@echo "make grade SUBMISSIONS=<class folder> [OUT=grades] [ARCH=90] [NVCC=...] [GRADE_FLAGS=...]  grade a class (instructors)"
 	@echo "make clean           remove every build output"
 	@echo "make day31-scan | day33-compaction | day33-exercise-threeway | harness   one part"
 	@echo "settings: ARCH=\"75 80 90\" (each 86, sm_86 or compute_86), NVCC, CUDA_HOME, CC, CFLAGS, NVCCFLAGS"
@@ -59,9 +59,12 @@ help:
 handout:
 	@bash harness/handout.sh "$(DEST)"
 
+# NVCC always, ARCH only when given (make grade ARCH=90): by default the
+# grader builds the driver and the modules for the GPUs it finds.
+GRADE_ARCH = $(if $(filter command line environment,$(origin ARCH)),--arch "$(ARCH)")
 grade:
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<class folder> [OUT=grades]"; exit 2; }
-	python3 harness/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(GRADE_FLAGS)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<class folder> [OUT=grades] [ARCH=90] [NVCC=...] [GRADE_FLAGS=...]"; exit 2; }
+	python3 harness/grade.py "$(SUBMISSIONS)" --out "$(OUT)" --nvcc "$(NVCC)" $(GRADE_ARCH) $(GRADE_FLAGS)
 
 clean:
 	$(MAKE) -C harness clean

@@ -10,8 +10,10 @@
 #   threeway   the reference's check and timing, the starter failing, the
 #              two wrong kernels' reports, the sanitizers on --plan sanitize,
 #              a grade-mode result file
-#   grading    the grading tool over its corpus, and its --sanitize option
-#   class      a class of 100 copies of the reference solution, timed
+#   grading    the grading tool's tests with every corpus case graded on
+#              the GPU, and that run's grades.csv, one results.json, timings
+#   class      a class of 100 copies of the reference solution, timed, with
+#              and without compute-sanitizer's run (its cost)
 # With no PART, all six. Set COMMIT to the commit being captured (the GPU
 # machine's copy of the tree has no .git). Copy the files into the day
 # folders (day31-scan/evidence-h200.txt, ...; named for the GPU) and commit them.
@@ -89,16 +91,16 @@ for part in $parts; do
         ;;
     grading)
         t=$dest/grading.txt
-        $cap "$t" python3 harness/grade-tests/run_tests.py
-        rm -rf /tmp/sc /tmp/sc-out; mkdir -p /tmp/sc
-        cp -r harness/grade-tests/corpus/pass harness/grade-tests/corpus/out_of_bounds harness/grade-tests/corpus/order /tmp/sc/
-        $cap "$t" python3 harness/grade.py /tmp/sc --out /tmp/sc-out --sanitize --jobs 3
-        $cap "$t" cat /tmp/sc-out/grades.csv
-        $cap "$t" cat /tmp/sc-out/order/results.json
+        rm -rf /tmp/grade-corpus
+        $cap "$t" python3 harness/grade-tests/run_tests.py --keep /tmp/grade-corpus
+        $cap "$t" cat /tmp/grade-corpus/grades.csv
+        $cap "$t" cat /tmp/grade-corpus/submissions/order/results.json
+        $cap "$t" cat /tmp/grade-corpus/timings.csv
         ;;
     class)
         t=$dest/class.txt
         $cap "$t" env JOBS=16 bash harness/grade-tests/time-class.sh 100
+        $cap "$t" env JOBS=16 GRADE_FLAGS=--no-sanitize bash harness/grade-tests/time-class.sh 100
         ;;
     *) echo "evidence.sh: unknown part $part"; exit 2 ;;
     esac

@@ -1,31 +1,38 @@
 #!/usr/bin/env python3
-"""run_tests.py: the tests of the grading tool (harness/grade.py).
+"""run_tests.py: the tests of the grading tool (harness/grade.py and the
+package harness/grader/).
 
-    python3 harness/grade-tests/run_tests.py [--arch "90"] [--keep DIR]
+    python3 harness/grade-tests/run_tests.py [--keep DIR]
 
-1. The tool's own machinery, on the host: output capping under a flood,
-   the wall-clock limit killing a whole process group, the file-size
-   limit, folder names made safe, the source scan, and the performance
-   test's retries (with a fake driver that reports chosen timings).
-2. The corpus (corpus/<case>/threeway.cu, expected verdicts in
-   expected.csv), graded into a temporary OUT with --jobs 2, plus copies of
-   two cases under hostile folder names. Without a GPU: compile_error,
-   signature and host_code must come out exactly, every runnable case must
-   be no_gpu (status error), and no case may ever pass. With a GPU (a
-   device listed by nvidia-smi -L): every case must get exactly its
-   expected verdict.
-3. grades.csv and every results.json against the schemas of GRADING.md
-   (parsed with csv and json, never grepped).
-4. Shards: a small class graded as --shard 0/2 and 1/2 and merged; a
-   merge with a shard missing or a submission twice must fail.
-
-Without a GPU the corpus is built for one architecture (ARCH 75) to keep
-the test short; with a GPU, for the local GPU's. Ends with
-"N passed, M failed" and exits 1 on any failure.
+1. Machinery, on the host: the watched process (output capped under a
+   flood, the per-run and per-submission watchdogs, the group kill, the
+   file-size limit), names and OUT folders, the class kinds (a class of
+   one, Gradescope exports with and without PyYAML, Classroom clones),
+   CSV neutralisation, the score shares.
+2. The run stage and the judge, with test doubles: fake_driver.py stands
+   in for the driver (events, exit codes, signals, hangs, floods) and a
+   fake compile copies each file into its "module". Every verdict the
+   driver's events, exit codes and signals can give, the watchdogs, the
+   performance points, the reference failing, identical submissions
+   scoring alike.
+3. The compile stage through harness/grader/compiler.py (until it exists,
+   the test double standin_compiler.py, said so in the output): the
+   corpus (corpus/, expected verdicts in expected.csv) graded with
+   --build-only for ARCH 75, every compile-stage verdict exact and every
+   other case not_run; hostile names; no byte of /etc/passwd in OUT; the
+   schemas of grades.csv and results.json; shards and merge.
+4. Without a GPU: grade.py without --build-only says so at the start and
+   at the end, exits 3 and writes no grades.
+5. With a GPU (the probe finds one): the corpus graded for real, every
+   case's final verdict exact.
+Ends with "N passed, M failed"; exits 1 on any failure.
 """
 
 import argparse
+import codecs
+import contextlib
 import csv
+import io
 import json
 import os
 import shutil
@@ -36,12 +43,21 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.dirname(HERE)
+REPO = os.path.dirname(HARNESS)
 GRADE = os.path.join(HARNESS, "grade.py")
+# The pristine starter where the exercise keeps one apart from the
+# student's working file, else the working file as committed.
+STARTER = next(p for p in (
+    os.path.join(REPO, "day33-exercise-threeway", "starter", "threeway.cu"),
+    os.path.join(REPO, "day33-exercise-threeway", "threeway.cu"))
+    if os.path.isfile(p))
 sys.dont_write_bytecode = True  # no __pycache__ in the repository
 sys.path.insert(0, HARNESS)
-import grade  # noqa: E402
+from grader import (cli, compiling, judge, listing, machine,  # noqa: E402
+                    reports, running)
 
 RESULTS = {"passed": 0, "failed": 0}
+COMPILER = "harness/grader/compiler.py"
 
 
 def check(ok, what):
@@ -50,165 +66,500 @@ def check(ok, what):
     return ok
 
 
-def has_gpu():
-    smi = shutil.which("nvidia-smi")
-    if not smi:
-        return False
+def use_compiler():
+    """The real compile stage, or the test double while it is absent."""
     try:
-        p = subprocess.run([smi, "-L"], stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return p.returncode == 0 and b"GPU" in p.stdout
+        from grader import compiler  # noqa: F401
+        return COMPILER
+    except ImportError:
+        import standin_compiler
+        sys.modules["grader.compiler"] = standin_compiler
+        return "the test double standin_compiler.py (%s is absent)" % COMPILER
+
+
+def grade(argv):
+    """grade.py in this process: (exit code, everything it printed)."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        try:
+            rc = cli.main(argv, out=buf)
+        except SystemExit as e:
+            rc = e.code
+    return rc, buf.getvalue()
+
+
+def read_rows(out, name="grades.csv"):
+    try:
+        return reports.read_csv(os.path.join(out, name))
+    except OSError:
+        return []
+
+
+def by_folder(rows):
+    return {r["results"].rsplit("/", 1)[0]: r for r in rows}
 
 
 # ---------------------------------------------------------------------------
-# 1. The machinery.
+# 1. Machinery.
 
 def group_alive(pgid):
-    """Whether a process of group pgid is still running (zombies, which a
-    container's init may never reap, do not count). Reads /proc."""
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry) as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[-1].split()
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
-            return True
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    fields = f.read().rsplit(")", 1)[-1].split()
+            except OSError:
+                continue
+            if len(fields) > 2 and fields[2] == str(pgid) and \
+                    fields[0] != "Z":
+                return True
     return False
 
-def test_machinery(tmp):
-    py = sys.executable
-    # A flood of 64 MiB on stdout and on stderr: kept to head + tail.
-    r = grade.run_limited([py, "-c", "import os\nb=b'x'*65536\n"
-                           "for _ in range(1024): os.write(1,b); "
-                           "os.write(2,b)"], tmp, 60)
-    check(r["rc"] == 0 and r["out"].total == 64 << 20 and
-          r["err"].total == 64 << 20, "flood: 64 MiB per stream read "
-          "through (rc %s)" % r["rc"])
-    text = r["out"].text()
-    check(len(text) < 3 * grade.CAP and "bytes left out" in text,
-          "flood: capture kept %d characters, head and tail" % len(text))
 
-    # The wall-clock limit kills the whole group, children included.
+def test_process(tmp):
+    py, res = sys.executable, os.path.join(tmp, "events.jsonl")
+    r = running.run_process([py, "-c", "import os\nb=b'x'*65536\n"
+                             "for _ in range(512): os.write(1,b); "
+                             "os.write(2,b)"], "flood", res, None, 60, 60)
+    check(r.rc == 0 and r.out.total == 32 << 20 and
+          len(r.output()) < 5 * running.CAP, "flood: 32 MiB per stream read "
+          "through, %d characters kept" % len(r.output()))
+    check("\\u001b" in _capped(b"\x1b[31mred\x00"), "output: control "
+          "characters escaped")
+    hang = ("import json,time\nf=open(%r,'w')\nf.write(json.dumps({'event':"
+            "'start','run':7,'label':'n=9'})+'\\n')\nf.flush()\n"
+            "time.sleep(60)" % res)
     start = time.monotonic()
-    r = grade.run_limited(["/bin/sh", "-c", "sleep 60 & sleep 60; wait"],
-                          tmp, 1.0)
-    wall = time.monotonic() - start
-    check(r["timed_out"] and wall < 10, "timeout: killed after %.1f s "
-          "(limit 1 s)" % wall)
-    r = grade.run_limited(["/bin/sh", "-c", "(sleep 60 >/dev/null 2>&1 &) ; echo $$"],
-                          tmp, 5.0)
-    pid = int(r["out"].text().split()[0]) if r["out"].text().split() else 0
+    r = running.run_process([py, "-c", hang], "hang", res, None, 1.0, 30)
+    check(r.killed == ("run", 7, 1.0) and time.monotonic() - start < 10 and
+          judge.classify(r)[0] == "timeout" and "run 7 (n=9)" in
+          judge.classify(r)[1], "per-run watchdog: run 7 named, killed "
+          "after %.1f s" % (time.monotonic() - start))
+    r = running.run_process([py, "-c", "import time; time.sleep(60)"],
+                            "silent", res + "2", None, 1.0, 1.5)
+    check(r.killed == ("submission", None, 1.5) and "before the first run"
+          in judge.classify(r)[1], "per-submission watchdog: %s"
+          % judge.classify(r)[1])
+    r = running.run_process(["/bin/sh", "-c", "(sleep 60 >/dev/null 2>&1 &)"
+                             "; echo $$"], "bg", res + "3", None, 5, 5)
+    pid = int((r.out.text().split() or ["0"])[0])
     deadline = time.monotonic() + 5
     while group_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    check(pid > 0 and not group_alive(pid), "process group: a background child is gone after "
-          "the run")
+    check(pid > 0 and not group_alive(pid), "process group: a background "
+          "child is gone after the run")
+    keep, running.FSIZE = running.FSIZE, 1 << 20
+    try:
+        target = os.path.join(tmp, "big")
+        r = running.run_process(["/bin/sh", "-c", "head -c 8388608 "
+                                 "/dev/zero > " + target], "big", res + "4",
+                                None, 30, 30)
+    finally:
+        running.FSIZE = keep
+    check(r.rc != 0 and os.path.getsize(target) <= 1 << 20, "RLIMIT_FSIZE: "
+          "an 8 MiB write stopped at %d bytes" % os.path.getsize(target))
 
-    # The file-size limit.
-    target = os.path.join(tmp, "big")
-    r = grade.run_limited(["/bin/sh", "-c", "head -c 8388608 /dev/zero > "
-                           + target], tmp, 30, fsize=1 << 20)
-    size = os.path.getsize(target) if os.path.exists(target) else 0
-    check(r["rc"] != 0 and size <= 1 << 20, "RLIMIT_FSIZE: a 8 MiB write "
-          "stopped at %d bytes (rc %s)" % (size, r["rc"]))
 
-    # Safe folder names.
-    names = ["alice", "a b", "a_b", "..", "-rf", "ünï", "x" * 300, "A_B"]
-    safe = grade.safe_names(names)
-    vals = list(safe.values())
-    check(len(set(v.lower() for v in vals)) == len(vals) and
-          all(v and not v.startswith(".") and "/" not in v and
-              len(v) <= 90 for v in vals),
-          "safe names: unique, not hidden, no '/': %s" % vals[:6])
+def _capped(data):
+    c = running.Capped()
+    c.add(data)
+    return c.text()
 
-    # The source scan: comments and strings are not code.
-    host, inc = grade.scan_source('// int main() { }\n'
-                                  '__device__ void f() { printf("main("); }\n'
-                                  '#include <cstdio>\n#include "hx_check.h"\n')
-    check(host == [] and inc is None, "source scan: main( in a comment "
-          "or a string is not host code")
-    host, inc = grade.scan_source('int main (void) { return 0; }\n')
-    check(host != [], "source scan: main is seen")
-    for src in ('#include "../solution/threeway.cu"\n',
-                '#  include </etc/passwd>\n', '#include <../x.h>\n',
-                '#\\\ninclude "x.cu"\n', '%:include "x.cu"\n',
-                '#include_next <cstdio>\n'):
-        _, inc = grade.scan_source(src)
-        check(inc is not None, "source scan: refuses %r" % src)
+
+def test_names():
+    keys = ["alice", "Alice", "a b", ".hidden", "-rf", "grades.csv",
+            "ünï", "x" * 300, "a%20b", os.fsdecode(b"bad\xff\n\x1b[0m")]
+    names = listing.folder_names(keys)
+    vals = list(names.values())
+    check(len({v.lower() for v in vals}) == len(vals) and all(
+        v and not v.startswith(".") and "/" not in v and len(v) <= 130 and
+        all(c.isalnum() and c.isascii() or c in "._-%~" for c in v)
+        for v in vals), "folder names: unique ignoring case, safe bytes "
+          "only, never hidden: %s" % sorted(vals)[:5])
+    check(names["a b"] != names["a%20b"], "folder names: escapes are "
+          "unambiguous (%s, %s)" % (names["a b"], names["a%20b"]))
+    shown = listing.display(os.fsdecode(b"bad\xff\n\x1b[0m\u202e"))
+    check(shown.isprintable() and "\\xff" in shown, "display names: "
+          "printable: %r" % shown)
+    for cell, want in (("=1+1", "'=1+1"), ("+x", "'+x"), ("-rf", "'-rf"),
+                       ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"),
+                       ("  =x", "'  =x"), ("plain", "plain"), ("", "")):
+        check(reports.neutralise(cell) == want, "CSV cell %r -> %r"
+              % (cell, reports.neutralise(cell)))
+    parts = judge.shares(80.0, 17)
+    check(abs(sum(parts) - 80.0) < 1e-9 and max(parts) - min(parts) <=
+          0.0100001, "score shares: 80 over 17 runs adds up exactly")
+
+
+META = """\
+submission_111:
+  :submitters:
+  - :name: Jane Doe
+    :sid: '0042'
+    :email: jane@example.edu
+  :created_at: 2025-03-01 10:00:00.000000000 -08:00
+  :score: !ruby/object:BigDecimal 18:0.1e2
+  :history:
+  - :name: not a submitter
+submission_222:
+  :submitters:
+  - :name: "Pair \\"One\\""
+    :sid: '200'
+    :email: one@example.edu
+  - :name: Pair Two
+    :sid: '201'
+    :email: two@example.edu
+  :status: processed
+submission_333:
+  :submitters:
+  - :name: Jane Doe
+    :sid: '0043'
+    :email: jane2@example.edu
+"""
+
+
+def test_classes(tmp):
+    want = {"submission_111": [("Jane Doe", "0042", "jane@example.edu")],
+            "submission_222": [('Pair "One"', "200", "one@example.edu"),
+                               ("Pair Two", "201", "two@example.edu")],
+            "submission_333": [("Jane Doe", "0043", "jane2@example.edu")]}
+    got = listing.parse_meta_subset(META)
+    flat = {k: [(p["name"], p["sid"], p["email"]) for p in v]
+            for k, v in got.items()}
+    check(flat == want, "Gradescope metadata without PyYAML: %s" % flat)
+    got = listing.read_gradescope_meta(META)
+    flat = {k: [(p["name"], p["sid"], p["email"]) for p in v]
+            for k, v in got.items()}
+    check(flat == want, "Gradescope metadata with the reader the tool "
+          "picks (PyYAML falls back on Ruby tags)")
+
+    export = os.path.join(tmp, "gs", "assignment_9_export")
+    for sub, where in (("submission_111", "threeway.cu"),
+                       ("submission_222", "repo/day33-exercise-threeway/"
+                        "threeway.cu"), ("submission_333", "x/threeway.cu")):
+        path = os.path.join(export, sub, where)
+        os.makedirs(os.path.dirname(path))
+        shutil.copy(os.path.join(HERE, "corpus", "pass", "threeway.cu"), path)
+    with open(os.path.join(export, listing.GRADESCOPE_META), "w") as f:
+        f.write(META)
+    kind, subs, notes = listing.list_class(os.path.join(tmp, "gs"))
+    names = sorted(s.name for s in subs)
+    check(kind == "gradescope" and names == [
+        "Jane Doe (submission_111)", "Jane Doe (submission_333)",
+        'Pair "One", Pair Two'] and all(s.kernel for s in subs) and
+        any("export" in n for n in notes), "Gradescope export: named by "
+          "submitters, kernels found: %s" % names)
+
+    clones = os.path.join(tmp, "classroom")
+    for repo in ("threeway-alice", "threeway-bob"):
+        path = os.path.join(clones, repo, "day33-exercise-threeway")
+        os.makedirs(path)
+        shutil.copy(os.path.join(HERE, "corpus", "pass", "threeway.cu"), path)
+    os.makedirs(os.path.join(clones, ".git"))
+    kind, subs, notes = listing.list_class(clones)
+    check(kind == "folders" and [s.name for s in subs] == [
+        "threeway-alice", "threeway-bob"] and all(s.kernel for s in subs)
+          and any("Classroom" in n for n in notes), "GitHub Classroom "
+          "clones: kernel at <repo>/day33-exercise-threeway/")
+    kind, subs, notes = listing.list_class(os.path.join(clones,
+                                                        "threeway-bob"))
+    check(kind == "one" and len(subs) == 1 and subs[0].kernel and
+          "class of one" in notes[0], "a folder that is one submission: "
+          "graded as a class of one (%s)" % notes[0])
+    empty = os.path.join(tmp, "empty-class")
+    os.makedirs(os.path.join(empty, ".hidden"))
+    try:
+        listing.list_class(empty)
+        check(False, "an empty class is refused")
+    except listing.ClassError as e:
+        check("no submission" in str(e), "an empty class: %s" % e)
+    fifo = os.path.join(tmp, "fifo-class", "f")
+    os.makedirs(fifo)
+    os.mkfifo(os.path.join(fifo, "threeway.cu"))
+    path, problem, _ = listing.find_kernel(fifo)
+    check(path is None and "not a regular file" in problem, "a FIFO named "
+          "threeway.cu is never opened: %s" % problem)
 
 
 # ---------------------------------------------------------------------------
-# 2 and 3. The corpus and the schemas.
+# 2. The run stage and the judge, with the fake driver.
 
-def test_retiming():
-    """The performance test's retries, with run_driver replaced by a fake
-    that reports the given x_copy values in turn."""
-    def fake(values):
-        seq = iter(values)
-        seeds = []
+def fake_tools(tmp):
+    wrappers = {}
+    for name, extra in (("driver", ""), ("sanitizer", " sanitizer")):
+        path = os.path.join(tmp, "fake-" + name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\nexec %s %s%s \"$@\"\n" % (
+                sys.executable, os.path.join(HERE, "fake_driver.py"), extra))
+        os.chmod(path, 0o755)
+        wrappers[name] = path
+    return wrappers
 
-        def run_driver(cfg, binary, n, mix, gb, seed, gpu, timing=False,
-                       sanitize=False):
-            seeds.append(seed)
-            return {"verdict": "pass", "detail": "pass", "cmd": "threeway",
-                    "output": "", "result": {"x_copy": next(seq)}}
-        return run_driver, seeds
 
-    def grade_with(values):
-        cfg = grade.Config()
-        cfg.ref_x_copy, cfg.perf_n, cfg.perf_note = 10.0, 1 << 24, ""
-        g = {"seed": 7, "log": [], "x_copy": None}
-        tests, fails = [], []
-        real = grade.run_driver
-        grade.run_driver, seeds = fake(values)
-        try:
-            grade.grade_performance(
-                cfg, "threeway", None, g,
-                lambda name, ok, max_score, output, score=None:
-                tests.append((ok, score, output)),
-                lambda reason, detail: fails.append(reason))
-        finally:
-            grade.run_driver = real
-        return g, tests, fails, seeds
+ENTRY = "_Z15scatterThreeWayPKiS0_S0_PimS0_S0_"
 
-    full = grade.PERF_FULL_AT * 10.0
-    g, tests, fails, seeds = grade_with([full - 0.1, 99.0])
-    check(len(seeds) == 1 and g["x_copy"] == full - 0.1 and
-          tests[0][1] == grade.WEIGHTS["performance"] and not fails,
-          "performance: full points at the first timing, no retry")
-    g, tests, fails, seeds = grade_with([30.0, full + 1.0, full - 0.5])
-    check(len(seeds) == 3 and len(set(seeds)) == 3 and
-          g["x_copy"] == full - 0.5 and
-          tests[0][1] == grade.WEIGHTS["performance"] and
-          "best of 3 timing runs" in tests[0][2] and not fails,
-          "performance: a slow timing is retried with fresh seeds; the "
-          "best counts (%r)" % (tests[0][2],))
-    g, tests, fails, seeds = grade_with([20.0, 25.0, 22.0, 1.0])
-    want = grade.WEIGHTS["performance"] * (grade.PERF_ZERO_AT - 2.0) / (
-        grade.PERF_ZERO_AT - grade.PERF_FULL_AT)
-    check(len(seeds) == grade.PERF_TRIES and g["x_copy"] == 20.0 and
-          abs(tests[0][1] - want) < 1e-9 and not fails,
-          "performance: at most %d timing runs; a slow kernel keeps its best "
-          "(%.2f of %.0f points)" % (grade.PERF_TRIES, tests[0][1],
-                                     grade.WEIGHTS["performance"]))
 
+class FakeCompiled:
+    def __init__(self, module):
+        self.ok, self.verdict, self.message = True, None, ""
+        self.module, self.includes = module, []
+        self.entries, self.seconds = [ENTRY], 0.01
+
+
+def fake_compile(src, out_module, arch, **kwargs):
+    """The compile stage's test double: the "module" is the source."""
+    os.makedirs(os.path.dirname(out_module), exist_ok=True)
+    shutil.copyfile(src, out_module)
+    return FakeCompiled(out_module)
+
+
+FAKE_CASES = {   # marker: (reason, status)
+    "pass": ("pass", "pass"), "boundary": ("boundary", "fail"),
+    "unwritten_group": ("unwritten", "fail"), "fault": ("crash", "fail"),
+    "driver_timeout": ("timeout", "fail"), "hang_run": ("timeout", "fail"),
+    "hang_begin": ("timeout", "fail"), "segv": ("crash", "fail"),
+    "exit2": ("tool_error", "error"), "exit3": ("no_gpu", "error"),
+    "exit0_noend": ("tool_error", "error"), "exit7": ("crash", "fail"),
+    "exit4_silent": ("crash", "fail"), "flood": ("pass", "pass"),
+    "signature": ("signature", "fail"), "load_error": ("load_error", "fail"),
+    "timing_bad": ("nondeterministic", "fail"), "slow_20": ("pass", "pass"),
+    "timing_fault": ("crash", "fail"),
+    "memcheck": ("out_of_bounds", "fail"), "pass.copy": ("pass", "pass"),
+}
+
+
+def test_fake_runs(tmp):
+    tools = fake_tools(tmp)
+    klass = os.path.join(tmp, "fake-class")
+    for marker in FAKE_CASES:
+        os.makedirs(os.path.join(klass, marker))
+        with open(os.path.join(klass, marker, "threeway.cu"), "w") as f:
+            f.write("// FAKE:%s\n" % marker.replace(".copy", ""))
+    os.makedirs(os.path.join(klass, "no_kernel"))
+    out = os.path.join(tmp, "fake-out")
+    saved = (compiling.compile_submission, machine.probe_gpus, cli.GRACE)
+    compiling.compile_submission = fake_compile
+    machine.probe_gpus = lambda gpus, nvcc: [
+        (g, "GPU: Fake GPU (compute capability 9.0, 1 SMs)", "90")
+        for g in gpus]
+    cli.GRACE = 0.5
+    try:
+        start = time.monotonic()
+        rc, text = grade([klass, "--out", out, "--driver", tools["driver"],
+                          "--sanitizer", tools["sanitizer"], "--jobs", "4",
+                          "--run-timeout", "1", "--submission-timeout", "6",
+                          "--seed", "7"])
+        took = time.monotonic() - start
+        rows = by_folder(read_rows(out))
+        check(rc == 0 and len(rows) == len(FAKE_CASES) + 1, "fake driver: "
+              "a class with every behaviour graded, exit %s, %.1f s"
+              % (rc, took))
+        if rc != 0:
+            print(text)
+        for marker, (reason, status) in FAKE_CASES.items():
+            r = rows.get("submissions/" + marker, {})
+            check((r.get("reason"), r.get("status")) == (reason, status),
+                  "fake driver %-16s -> %s %s: %s" % (
+                      marker, r.get("status"), r.get("reason"),
+                      r.get("detail", "")[:90]))
+        r = rows.get("submissions/no_kernel", {})
+        check(r.get("reason") == "no_file" and r.get("score") == "0",
+              "no kernel: no_file, 0 points")
+        _check_fake_details(out, rows)
+        check_schemas(out, list(rows.values()))
+        shutil.rmtree(out)
+        two = os.path.join(tmp, "two-gpus")
+        for marker in ("pass", "memcheck"):
+            shutil.copytree(os.path.join(klass, marker),
+                            os.path.join(two, marker))
+        rc, text = grade([two, "--out", out, "--driver", tools["driver"],
+                          "--gpus", "0,1", "--no-sanitize", "--seed", "7"])
+        rows = by_folder(read_rows(out))
+        with open(os.path.join(out, "shard.json")) as f:
+            meta = json.load(f)
+        with open(os.path.join(out, "submissions", "pass",
+                               "results.json")) as f:
+            runs = [t["max_score"] for t in json.load(f)["tests"]
+                    if t["name"].startswith("run ")]
+        check(rc == 0 and sorted(meta["reference"]) == ["0", "1"] and
+              [r["reason"] for r in rows.values()] == ["pass", "pass"] and
+              runs == [20.0] * 4, "--gpus 0,1 --no-sanitize: the reference "
+              "timed on each GPU, no memcheck, 4 runs of 20 points")
+        shutil.rmtree(out)
+        ref = os.path.join(tmp, "ref.cu")
+        with open(ref, "w") as f:
+            f.write("// FAKE:boundary\n")
+        rc, text = grade([klass, "--out", out, "--driver", tools["driver"],
+                          "--no-sanitize", "--reference-module", ref,
+                          "--run-timeout", "1", "--submission-timeout", "6"])
+        check(rc == 1 and "reference solution does not pass" in text and
+              not os.path.exists(os.path.join(out, "grades.csv")),
+              "a reference that fails stops the setup: exit %s, no grades"
+              % rc)
+    finally:
+        compiling.compile_submission, machine.probe_gpus, cli.GRACE = saved
+
+
+def _check_fake_details(out, rows):
+    def detail(m):
+        return rows.get("submissions/" + m, {}).get("detail", "")
+
+    def results(m):
+        with open(os.path.join(out, "submissions", m, "results.json")) as f:
+            return json.load(f)
+    check(detail("timing_fault").startswith("the timing: cuEventSync"),
+          "a fault while timing names the timing: %s"
+          % detail("timing_fault"))
+    check("run 2 (n=4096 mix=ends grid=2x128)" in detail("fault") and
+          "CUDA_ERROR_ILLEGAL_ADDRESS" in detail("fault"), "a crash names "
+          "its run and the error: %s" % detail("fault"))
+    check("run 1 (n=257" in detail("hang_run") and "killed" in
+          detail("hang_run"), "a hang is killed and named: %s"
+          % detail("hang_run"))
+    check("SIGSEGV" in detail("segv") and "run 1" in detail("segv"),
+          "a signal is named with its run: %s" % detail("segv"))
+    check("zeros" in detail("unwritten_group"), "unwritten names the "
+          "group: %s" % detail("unwritten_group"))
+    check("Invalid __global__ write" in detail("memcheck"), "memcheck's "
+          "finding: %s" % detail("memcheck"))
+    check("round 4" in detail("timing_bad"), "a wrong timed launch: %s"
+          % detail("timing_bad"))
+    full, slow = rows["submissions/pass"], rows["submissions/slow_20"]
+    want = 100 - 10 * (1 - (3.0 - 2.0) / (3.0 - 1.25))
+    check(full["score"] == "100" and abs(float(slow["score"]) - want) < 0.01
+          and slow["x_copy"] == "20.000", "performance: full points at the "
+          "reference's speed, %s at twice its x_copy" % slow["score"])
+    check(rows["submissions/pass.copy"]["score"] == full["score"] and
+          rows["submissions/flood"]["score"] == full["score"],
+          "identical kernels score alike; a flood of fake results on stdout "
+          "changes nothing")
+    res = results("boundary")
+    runs = [t for t in res["tests"] if t["name"].startswith("run ")]
+    check(len(runs) == 4 and sum(t["status"] == "passed" for t in runs) == 1
+          and abs(res["score"] - (5 + 5 + 16 + 16)) < 0.011, "partial "
+          "credit: 1 of 4 runs and memcheck's run, 16 points each: %s points"
+          % res["score"])
+    res = results("exit3")
+    check("not a verdict" in res["output"], "an environment error says it "
+          "is not a verdict on the kernel")
+    text = open(os.path.join(out, "submissions", "flood", "log.txt")).read()
+    check("bytes left out" in text and "1 unreadable lines" in text,
+          "flood: output capped in log.txt, the junk line counted")
+
+
+# ---------------------------------------------------------------------------
+# 3. The corpus's compile stage, names, schemas, shards.
 
 def read_expected():
     with open(os.path.join(HERE, "expected.csv"), newline="") as f:
-        return {r["case"]: r for r in csv.DictReader(f)}
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r["key"] = os.fsdecode(codecs.escape_decode(r["case"])[0])
+    return rows
 
 
-def run_grade(args, timeout=3600):
-    p = subprocess.run([sys.executable, GRADE] + args,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=timeout)
-    return p.returncode, p.stdout.decode("utf-8", "replace")
+def make_class(tmp, expected):
+    klass = os.path.join(tmp, "class")
+    os.makedirs(klass)
+    for r in expected:
+        dest = os.path.join(klass, r["key"])
+        src = os.path.join(HERE, "corpus", r["case"])
+        made = r["made"]
+        if os.path.isdir(src):
+            shutil.copytree(src, dest)
+        else:
+            os.makedirs(dest)
+        if made.startswith("kernel:"):
+            shutil.copy(os.path.join(HERE, "corpus", made[7:], "threeway.cu"),
+                        dest)
+        elif made.startswith("symlink:"):
+            os.symlink(made[8:], os.path.join(dest, "threeway.cu"))
+        elif made == "starter":
+            shutil.copy(STARTER, os.path.join(dest, "threeway.cu"))
+        elif made == "template":
+            with open(os.path.join(src, "threeway.cu.in")) as f:
+                text = f.read()
+            os.remove(os.path.join(dest, "threeway.cu.in"))
+            with open(os.path.join(dest, "threeway.cu"), "w") as f:
+                f.write(text.replace("@REPO@", REPO).replace(
+                    "@REPO_REL@", REPO.lstrip("/")))
+    os.makedirs(os.path.join(klass, ".hidden"))
+    with open(os.path.join(klass, "a plain file"), "w") as f:
+        f.write("not a submission\n")
+    return klass
+
+
+def test_corpus_compile(tmp, compiler_used):
+    expected = read_expected()
+    klass = make_class(tmp, expected)
+    out = os.path.join(tmp, "out")
+    start = time.monotonic()
+    rc, text = grade([klass, "--out", out, "--build-only", "--arch", "75",
+                      "--compile-mem", "1024", "--jobs", "2", "--seed", "1"])
+    print(text, end="")
+    check(rc == 0, "the corpus's compile stage (%s), --build-only: exit %s, "
+          "%.0f s" % (compiler_used, rc, time.monotonic() - start))
+    rows = read_rows(out)
+    folders = listing.folder_names([r["key"] for r in expected])
+    got = by_folder(rows)
+    check(len(rows) == len(expected), "every case graded once (%d rows; "
+          "hidden folders and plain files skipped)" % len(rows))
+    for r in expected:
+        row = got.get("submissions/" + folders[r["key"]], {})
+        want = (r["status"], r["reason"]) if r["needs_gpu"] == "no" else \
+            ("error", "not_run")
+        check((row.get("status"), row.get("reason")) == want,
+              "%-22s %s %s (expected %s %s) %s" % (
+                  listing.display(r["key"])[:22], row.get("status"),
+                  row.get("reason"), want[0], want[1],
+                  row.get("detail", "")[:60]))
+    _check_outputs(out, rows, got, folders)
+    check_schemas(out, rows)
+    return klass, out
+
+
+def _check_outputs(out, rows, got, folders):
+    check(os.path.isfile(os.path.join(out, "grades.csv")) and
+          os.path.isdir(os.path.join(out, "submissions", "grades.csv")),
+          "a submission named grades.csv cannot touch OUT/grades.csv")
+    outside = [e for e in os.listdir(out) if e not in (
+        "grades.csv", "gradescope.csv", "timings.csv", "summary.txt",
+        "shard.json", "submissions", ".grader")]
+    check(not outside and not os.path.exists(os.path.join(out, "pwned"))
+          and not os.path.exists("pwned"), "nothing outside OUT's own files "
+          "(%s); no folder name ran in a shell" % outside)
+    with open("/etc/passwd", "rb") as f:
+        secrets = [l for l in f.read().splitlines() if len(l) > 8][:20]
+    leaked = []
+    for root, _, files in os.walk(out):
+        for name in files:
+            with open(os.path.join(root, name), "rb") as f:
+                data = f.read()
+            leaked += [name for s in secrets if s in data]
+    check(secrets and not leaked, "no line of /etc/passwd anywhere in OUT "
+          "(%s)" % leaked[:3])
+    inc = got.get("submissions/include_passwd", {})
+    check("/etc/passwd" in inc.get("detail", ""), "forbidden_include names "
+          "the path: %s" % inc.get("detail", "")[:80])
+    r = got.get("submissions/answer_formula", {})
+    check(r.get("answer", "").startswith("'=HYPERLINK("), "answer.txt's "
+          "formula reaches grades.csv as text: %s" % r.get("answer", "")[:30])
+    r = got.get("submissions/pass", {})
+    check(r.get("answer", "").startswith("The positive base") and
+          r["answer"].endswith("first positive."), "answer column: the "
+          "first sentence of answer.txt")
+    r = got.get("submissions/" + folders["-rf"], {})
+    check(r.get("submission") == "'-rf", "a name starting with - is "
+          "neutralised in grades.csv: %s" % r.get("submission"))
+    odd = [x for x in rows if "\\xff" in x["submission"]]
+    check(len(odd) == 1 and odd[0]["submission"].isprintable(), "odd bytes "
+          "in a name are shown escaped: %r" % [x["submission"] for x in odd])
+    r = got.get("submissions/no_file", {})
+    check("kernel.cu" in r.get("detail", ""), "no_file names the file "
+          "that was found: %s" % r.get("detail", ""))
+    gs = read_rows(out, "gradescope.csv")
+    check(len(gs) == len(rows) and all(g["Total Score"] for g in gs),
+          "gradescope.csv: one row per student, with a score")
 
 
 def is_num(v):
@@ -216,128 +567,53 @@ def is_num(v):
 
 
 def check_schemas(out, rows):
-    ok = True
+    errs = []
     with open(os.path.join(out, "grades.csv"), newline="",
               encoding="utf-8") as f:
-        reader = csv.reader(f)
-        header = next(reader)
-    ok &= check(tuple(header) == grade.CSV_COLUMNS,
-                "grades.csv: columns %s" % ",".join(header))
+        header = next(csv.reader(f))
+    if tuple(header) != reports.CSV_COLUMNS:
+        errs.append("grades.csv columns %s" % header)
     for r in rows:
-        name = r["submission"]
-        good = (r["reason"] in grade.REASONS and
-                r["status"] == grade.status_of(r["reason"]))
+        if r["reason"] not in judge.REASONS or \
+                r["status"] != judge.status_of(r["reason"]):
+            errs.append("row %r: reason/status" % r["submission"])
         for col in ("found_b1", "found_b2", "first_bad"):
-            good &= r[col] == "" or r[col].lstrip("-").isdigit()
-        for col in ("x_copy", "score", "max_score"):
-            if r[col] != "":
-                try:
-                    float(r[col])
-                except ValueError:
-                    good = False
-        good &= len(r["answer"]) <= grade.ANSWER_MAX and "\n" not in \
-            r["answer"]
-        if not good:
-            ok &= check(False, "grades.csv row %r: %r" % (name, r))
-        path = os.path.join(out, r["results"])
+            if r[col] not in ("", "None") and not r[col].lstrip(
+                    "-").isdigit():
+                errs.append("row %r: %s %r" % (r["submission"], col, r[col]))
         try:
-            with open(path, encoding="utf-8") as f:
+            with open(os.path.join(out, r["results"]), encoding="utf-8") as f:
                 res = json.load(f)
         except (OSError, ValueError) as e:
-            ok &= check(False, "results.json of %r: %s" % (name, e))
+            errs.append("results.json of %r: %s" % (r["submission"], e))
             continue
-        errs = []
         for key, typ in (("score", is_num), ("execution_time", is_num),
                          ("output", lambda v: isinstance(v, str)),
                          ("tests", lambda v: isinstance(v, list) and v)):
-            if key not in res or not typ(res[key]):
-                errs.append("top-level %s" % key)
-        total = 0.0
+            if not typ(res.get(key)):
+                errs.append("%r: top-level %s" % (r["submission"], key))
+        total = maximum = 0.0
         for t in res.get("tests", []):
             if not (isinstance(t.get("name"), str) and is_num(t.get("score"))
                     and is_num(t.get("max_score")) and
                     t.get("status") in ("passed", "failed") and
                     isinstance(t.get("output"), str) and
-                    t.get("visibility") in ("visible", "hidden",
-                                            "after_due_date",
-                                            "after_published")):
-                errs.append("test %r" % t.get("name"))
+                    t.get("visibility") == "visible" and
+                    0 <= t["score"] <= t["max_score"]):
+                errs.append("%r: test %r" % (r["submission"], t.get("name")))
                 continue
-            if not 0 <= t["score"] <= t["max_score"]:
-                errs.append("test %r score %s > max %s" % (
-                    t["name"], t["score"], t["max_score"]))
             total += t["score"]
-        if is_num(res.get("score")) and abs(total - res["score"]) > 0.011:
-            errs.append("score %s != sum of tests %s" % (res["score"], total))
-        if errs:
-            ok &= check(False, "results.json of %r: %s" % (name, errs))
-    check(ok, "schemas: grades.csv and %d results.json parse and match"
-          % len(rows))
+            maximum += t["max_score"]
+        if abs(total - res.get("score", -1)) > 0.011 or \
+                abs(maximum - 100) > 0.011 or \
+                r["score"] != "%g" % res.get("score"):
+            errs.append("%r: score %s, tests add up to %s of %s" % (
+                r["submission"], res.get("score"), total, maximum))
+    check(not errs, "schemas: grades.csv and %d results.json parse, scores "
+          "add up, out of 100 (%s)" % (len(rows), errs[:3]))
 
 
-def test_corpus(tmp, arch, gpu, keep):
-    expected = read_expected()
-    klass = os.path.join(tmp, "class")
-    shutil.copytree(os.path.join(HERE, "corpus"), klass)
-    # Hostile folder names: the tool must neither break nor write outside
-    # OUT, and must report them under their own names.
-    hostile = {"weird name, -x 'q' \"dq\" ..": "pass",
-               "ünïcødé $(touch pwned) ;": "host_main"}
-    for name, case in hostile.items():
-        shutil.copytree(os.path.join(klass, case), os.path.join(klass, name))
-        expected[name] = dict(expected[case], case=name)
-    out = keep or os.path.join(tmp, "out")
-    args = [klass, "--out", out, "--jobs", "2", "--timeout", "20",
-            "--build-dir", os.path.join(tmp, "build")]
-    if arch:
-        args += ["--arch", arch]
-    start = time.monotonic()
-    rc, text = run_grade(args)
-    print(text, end="")
-    check(rc == 0, "grade.py over the corpus exits 0 (%d) in %.0f s"
-          % (rc, time.monotonic() - start))
-    try:
-        with open(os.path.join(out, "grades.csv"), newline="",
-                  encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        check(False, "grades.csv: %s" % e)
-        return
-    got = {r["submission"]: r for r in rows}
-    check(sorted(got) == sorted(expected), "every case graded once "
-          "(%d rows)" % len(rows))
-    for case in sorted(expected):
-        want, r = expected[case], got.get(case)
-        if r is None:
-            check(False, "%s: not graded" % case)
-            continue
-        if gpu or want["needs_gpu"] == "no":
-            check((r["status"], r["reason"]) == (want["status"],
-                                                 want["reason"]),
-                  "%s: %s %s (expected %s %s)" % (case, r["status"],
-                                                  r["reason"], want["status"],
-                                                  want["reason"]))
-        else:
-            check((r["status"], r["reason"]) == ("error", "no_gpu"),
-                  "%s: %s %s without a GPU (expected error no_gpu)"
-                  % (case, r["status"], r["reason"]))
-    if not gpu:
-        check(all(r["status"] != "pass" for r in rows),
-              "no case passes without a GPU")
-    answer = got.get("pass", {}).get("answer", "")
-    check(answer.startswith("The positive base") and answer.endswith(
-        "first positive.") and len(answer) <= grade.ANSWER_MAX,
-        "answer column: the first sentence of answer.txt")
-    check(not os.path.exists(os.path.join(tmp, "pwned")) and
-          not os.path.exists("pwned"), "a folder name is never run by a "
-          "shell")
-    check_schemas(out, rows)
-
-
-# ---------------------------------------------------------------------------
-# 4. Shards and merge.
-
-def test_shards(tmp, arch):
+def test_shards(tmp):
     klass = os.path.join(tmp, "small")
     for case in ("compile_error", "no_file", "signature_int_n"):
         shutil.copytree(os.path.join(HERE, "corpus", case),
@@ -345,60 +621,99 @@ def test_shards(tmp, arch):
     outs = []
     for i in range(2):
         out = os.path.join(tmp, "shard%d" % i)
-        args = [klass, "--out", out, "--shard", "%d/2" % i,
-                "--build-dir", os.path.join(tmp, "build")]
-        if arch:
-            args += ["--arch", arch]
-        rc, text = run_grade(args)
-        check(rc == 0, "--shard %d/2 exits 0 (%d)" % (i, rc))
-        if rc:
-            print(text)
+        rc, text = grade([klass, "--out", out, "--shard", "%d/2" % i,
+                          "--build-only", "--arch", "75", "--seed", "5"])
+        check(rc == 0, "--shard %d/2 exits 0 (%s)" % (i, rc))
         outs.append(out)
     merged = os.path.join(tmp, "merged")
-    rc, text = run_grade(["merge"] + outs + ["--out", merged])
-    check(rc == 0, "merge of 2 shards exits 0 (%d)" % rc)
-    try:
-        with open(os.path.join(merged, "grades.csv"), newline="",
-                  encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
-    except OSError:
-        rows = []
-    check(sorted(r["submission"] for r in rows) ==
-          ["compile_error", "no_file", "signature_int_n"] and
-          all(os.path.isfile(os.path.join(merged, r["results"]))
-              for r in rows), "merged grades.csv: each submission once, "
-          "with its results.json")
-    rc, text = run_grade(["merge", outs[0], "--out",
-                          os.path.join(tmp, "m2")])
-    check(rc != 0 and "missing" in text, "merge with a shard missing "
-          "fails: %s" % text.strip().splitlines()[-1:])
-    rc, text = run_grade(["merge", outs[0], outs[0], outs[1], "--out",
-                          os.path.join(tmp, "m3")])
-    check(rc != 0 and "twice" in text, "merge with a submission twice "
-          "fails")
+    rc, text = grade(["merge"] + outs + ["--out", merged])
+    rows = read_rows(merged)
+    check(rc == 0 and sorted(r["submission"] for r in rows) == [
+        "compile_error", "no_file", "signature_int_n"] and all(
+        os.path.isfile(os.path.join(merged, r["results"])) for r in rows),
+          "merge of 2 shards: each submission once, with its results.json")
+    rc, text = grade(["merge", outs[0], "--out", os.path.join(tmp, "m2")])
+    check(rc != 0 and "missing" in text, "merge with a shard missing fails")
+    rc, text = grade(["merge", outs[0], outs[0], outs[1], "--out",
+                      os.path.join(tmp, "m3")])
+    check(rc != 0 and "twice" in text, "merge with a submission twice fails")
+
+
+# ---------------------------------------------------------------------------
+# 4 and 5. With and without a GPU.
+
+def probe():
+    """(cc, line): cc None when no usable GPU."""
+    found = machine.probe_gpus([None], machine.find_nvcc(None))
+    return found[0][2], found[0][1]
+
+
+def test_no_gpu(tmp, line):
+    klass = os.path.join(tmp, "nogpu")
+    shutil.copytree(os.path.join(HERE, "corpus", "pass"),
+                    os.path.join(klass, "pass"))
+    out = os.path.join(tmp, "nogpu-out")
+    p = subprocess.run([sys.executable, GRADE, klass, "--out", out],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    text = p.stdout.decode("utf-8", "replace")
+    lines = text.strip().splitlines()
+    check(p.returncode == 3 and "no usable GPU" in lines[1] and
+          "no usable GPU" in lines[-1] and "exit 3" in lines[-1] and
+          not os.path.exists(os.path.join(out, "grades.csv")),
+          "no GPU: said at the start and at the end, exit %s, no grades:\n"
+          "    %s" % (p.returncode, "\n    ".join(lines)))
+
+
+def test_gpu(tmp, keep):
+    expected = read_expected()
+    klass = make_class(os.path.join(tmp, "gpu"), expected)
+    out = keep or os.path.join(tmp, "gpu-out")
+    start = time.monotonic()
+    rc, text = grade([klass, "--out", out, "--compile-mem", "1024",
+                      "--run-timeout", "10", "--seed", "31033"])
+    print(text, end="")
+    check(rc == 0, "the corpus graded on the GPU: exit %s, %.0f s"
+          % (rc, time.monotonic() - start))
+    rows = read_rows(out)
+    got = by_folder(rows)
+    folders = listing.folder_names([r["key"] for r in expected])
+    for r in expected:
+        row = got.get("submissions/" + folders[r["key"]], {})
+        check((row.get("status"), row.get("reason")) == (r["status"],
+                                                          r["reason"]),
+              "%-22s %s %s (expected %s %s) %s" % (
+                  listing.display(r["key"])[:22], row.get("status"),
+                  row.get("reason"), r["status"], r["reason"],
+                  row.get("detail", "")[:70]))
+    passing = [x for x in rows if x["reason"] == "pass"]
+    check(passing and all(x["score"] == "100" for x in passing),
+          "every passing case has full marks (%s)" % sorted(
+              {x["score"] for x in passing}))
+    check_schemas(out, rows)
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--arch", default=None, help="ARCH for the corpus "
-                   "(default: 75 without a GPU, the GPU's with one)")
-    p.add_argument("--keep", default=None, help="grade the corpus into "
-                   "this OUT folder and keep it (for the transcript)")
-    p.add_argument("--skip-shards", action="store_true")
+    p.add_argument("--keep", default=None, help="grade the corpus on the "
+                   "GPU into this OUT folder and keep it")
     args = p.parse_args()
-    gpu = has_gpu()
-    arch = args.arch or (None if gpu else "75")
-    print("run_tests: %s; corpus built for %s" % (
-        "a GPU is present: every verdict is asserted" if gpu else
-        "no GPU: compile_error, signature, host_code and no_gpu asserted",
-        "ARCH=" + arch if arch else "the local GPU"), flush=True)
+    compiler_used = use_compiler()
+    cc, line = probe()
+    print("run_tests: compile stage: %s; %s" % (
+        compiler_used, "GPU: %s" % line if cc else "no GPU (%s): the GPU "
+        "stages run with the fake driver only" % line), flush=True)
     tmp = tempfile.mkdtemp(prefix="grade-tests-")
     try:
-        test_machinery(tmp)
-        test_retiming()
-        test_corpus(tmp, arch, gpu, args.keep and os.path.abspath(args.keep))
-        if not args.skip_shards:
-            test_shards(tmp, arch)
+        test_process(tmp)
+        test_names()
+        test_classes(tmp)
+        test_fake_runs(tmp)
+        test_corpus_compile(tmp, compiler_used)
+        test_shards(tmp)
+        if cc:
+            test_gpu(tmp, args.keep and os.path.abspath(args.keep))
+        else:
+            test_no_gpu(tmp, line)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (RESULTS["passed"], RESULTS["failed"]))

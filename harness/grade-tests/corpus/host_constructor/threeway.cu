@@ -1,5 +1,7 @@
-/* corpus/host_constructor: expected host_code: a constructor attribute, code that runs
- * before the driver's main and tries to write files. */
+/* corpus/host_constructor: expected pass: a constructor attribute, host code
+ * that would run before the driver's main and write a passing result file.
+ * It is never compiled for the host (device code only), so it never runs;
+ * the kernel beside it is correct. */
 #include <cstddef>
 #include <cstdio>
 

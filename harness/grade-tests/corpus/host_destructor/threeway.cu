@@ -1,6 +1,7 @@
-/* corpus/host_destructor: expected host_code: a static object whose destructor runs after
- * the driver wrote its result file and rewrites it as a pass (the one host
- * trick that could fake a verdict): rejected before it ever runs. */
+/* corpus/host_destructor: expected pass: a static object whose destructor
+ * would rewrite the result file as a pass after the driver wrote it. Host
+ * code is never compiled for the host, so it never runs; the kernel is
+ * correct. */
 #include <cstddef>
 #include <cstdio>
 

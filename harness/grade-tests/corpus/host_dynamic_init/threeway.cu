@@ -1,5 +1,6 @@
-/* corpus/host_dynamic_init: expected host_code: a global whose dynamic initialiser calls a
- * host function (getenv), so host code runs before main. */
+/* corpus/host_dynamic_init: expected pass: a global whose dynamic initialiser
+ * calls a host function (getenv). Never compiled for the host, never run;
+ * the kernel is correct. */
 #include <cstddef>
 #include <cstdlib>
 

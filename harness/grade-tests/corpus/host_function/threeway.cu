@@ -1,5 +1,5 @@
-/* corpus/host_function: expected host_code: a __host__ __device__ helper (host code, even
- * if only the kernel calls it) next to a correct kernel. */
+/* corpus/host_function: expected pass: a __host__ __device__ helper next to a
+ * correct kernel. Only its device side is compiled. */
 #include <cstddef>
 __host__ __device__ size_t slotOf(int v, size_t i, size_t nr, size_t zr,
                                 size_t a, size_t ab)

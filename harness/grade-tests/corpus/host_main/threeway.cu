@@ -1,4 +1,5 @@
-/* corpus/host_main: expected host_code: a main of its own (to print PASS and exit 0). */
+/* corpus/host_main: expected pass: a main of its own (to print PASS and exit
+ * 0). Never compiled for the host, never run; the kernel is correct. */
 #include <cstddef>
 #include <cstdio>
 __global__ void scatterThreeWay(const int* __restrict__ in,

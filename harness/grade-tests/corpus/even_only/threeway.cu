@@ -1,0 +1,24 @@
+/* corpus/even_only: expected unwritten: correct for every odd n, and for an
+ * even n it never writes the last element's slot. A plan of odd sizes
+ * alone passes it; the driver's plan holds even sizes too. */
+#include <cstddef>
+
+__global__ void scatterThreeWay(const int* __restrict__ in,
+                                const int* __restrict__ negRank,
+                                const int* __restrict__ zeroRank,
+                                int* __restrict__ out, size_t n,
+                                const int* __restrict__ totalNeg,
+                                const int* __restrict__ totalZero)
+{
+    const size_t a = (size_t)*totalNeg;
+    const size_t ab = a + (size_t)*totalZero;
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        if (n % 2 == 0 && i + 1 == n)
+            continue;
+        const int v = in[i];
+        const size_t nr = (size_t)negRank[i], zr = (size_t)zeroRank[i];
+        out[v < 0 ? nr : v == 0 ? a + zr : ab + (i - nr - zr)] = v;
+    }
+}

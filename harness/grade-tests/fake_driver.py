@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""fake_driver.py: a TEST DOUBLE of the driver's grade mode
+(day33-exercise-threeway/threeway --grade), for run_tests.py on a machine
+without a GPU. It runs no kernel. It writes the result file's JSON Lines
+events, exits with the codes, hangs, crashes or floods its output, as the
+module file asks: a line "FAKE:<behaviour>" anywhere in it (run_tests.py's
+fake compile stage copies the source into the module). Without one it
+behaves as a passing submission with x_copy 10.
+
+Also a fake compute-sanitizer when run as "fake_driver.py sanitizer ...":
+it runs the rest of its command line, and with FAKE:memcheck in the
+module writes a memcheck report to --log-file and exits 86.
+"""
+
+import json
+import os
+import re
+import signal
+import sys
+import time
+
+RUNS = 4
+LABELS = ["n=0 mix=thirds grid=1x256", "n=257 mix=thirds grid=3x64",
+          "n=4096 mix=ends grid=2x128", "n=65536 mix=no-zeros grid=5x96"]
+
+
+def arg(argv, name, default=None):
+    return argv[argv.index(name) + 1] if name in argv else default
+
+
+def main(argv):
+    if argv and argv[0] == "sanitizer":
+        return sanitizer(argv[1:])
+    with open(arg(argv, "--module"), "rb") as f:
+        module = f.read().decode("utf-8", "replace")
+    found = re.search(r"FAKE:([a-z_0-9.]+)", module)
+    mode = found.group(1) if found else "pass"
+    out = open(arg(argv, "--result"), "w")
+
+    def emit(**ev):
+        out.write(json.dumps(ev) + "\n")
+        out.flush()
+
+    plan = arg(argv, "--plan", "full")
+    runs = 1 if plan == "sanitize" else RUNS
+    if mode == "exit2":
+        print("threeway: --module: unusable file", file=sys.stderr)
+        return 2
+    if mode == "exit3":
+        print("threeway: no CUDA device", file=sys.stderr)
+        return 3
+    if mode == "hang_begin":
+        time.sleep(3600)
+    emit(event="begin", seed=int(arg(argv, "--seed")), plan=plan, runs=runs,
+         gpu="Fake GPU", cc="9.0", sms=1, l2_bytes=1 << 20, driver=13000,
+         runtime=13000)
+    if mode == "signature":
+        emit(event="module", status="signature",
+             entries=["_Z15scatterThreeWayPKiS0_S0_PiiS0_S0_"])
+        emit(event="end", status="signature", runs=runs, passed=0)
+        return 0
+    if mode == "load_error":
+        emit(event="module", status="load_error",
+             error="CUDA_ERROR_NO_BINARY_FOR_GPU")
+        emit(event="end", status="load_error", runs=runs, passed=0)
+        return 0
+    emit(event="module", status="ok")
+    if mode == "flood":
+        junk = ("PASS {\"event\":\"end\",\"status\":\"pass\"}\n" * 2000)
+        for _ in range(200):
+            sys.stdout.write(junk)
+        sys.stdout.flush()
+        out.write("this is not JSON\n")
+    passed = 0
+    for k in range(runs):
+        label = LABELS[k] if plan == "full" else "n=1000 mix=thirds grid=2x64"
+        n = int(label.split()[0][2:])
+        emit(event="start", run=k, label=label, n=n, mix="thirds", blocks=3,
+             block=64)
+        if mode == "hang_run" and k == 1:
+            time.sleep(3600)
+        if mode == "fault" and k == 2:
+            emit(event="fault", run=k, phase="check", call="cuCtxSynchronize",
+                 error="CUDA_ERROR_ILLEGAL_ADDRESS")
+            return 4
+        if mode == "driver_timeout" and k == 1:
+            emit(event="timeout", run=k, phase="check", seconds=30)
+            return 6
+        if mode == "segv" and k == 1:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if mode == "exit4_silent" and k == 3:
+            return 4
+        status = "pass"
+        if mode in ("boundary", "unwritten_group") and k >= 1:
+            status = "boundary" if mode == "boundary" else "unwritten"
+        result = dict(event="result", run=k, status=status, detail=status,
+                      want_b1=10, want_b2=20, found_b1=10,
+                      found_b2=19 if status == "boundary" else 20,
+                      b1_ok=True, b2_ok=status != "boundary",
+                      first_bad=-1 if status == "pass" else 19,
+                      got=5, want=0, bad=0 if status == "pass" else 7,
+                      unwritten=0 if status != "unwritten" else 5,
+                      order_errors=0, guard_before=0, guard_after=0,
+                      guard_first_offset=None, disagree_run=-1,
+                      group="zeros" if status == "unwritten" else None)
+        emit(**result)
+        if status != "pass":        # the plan stops at its first failure
+            emit(event="end", status=status, runs=runs, passed=passed)
+            return 0
+        passed += 1
+    if mode == "exit0_noend":
+        return 0
+    if mode == "exit7":
+        return 7
+    if mode == "timing_fault" and "--time" in argv:
+        emit(event="fault", run=None, phase="timing", call="cuEventSynchronize",
+             error="CUDA_ERROR_LAUNCH_FAILED")
+        return 4
+    if "--time" in argv:
+        x = float(mode[5:]) if mode.startswith("slow_") else 10.0
+        if mode == "timing_bad":
+            emit(event="timing", n=1 << 24, rounds=9, copy_ms=None,
+                 split_ms=None, x_copy=None, x_copy_min=None,
+                 x_copy_max=None, status="nondeterministic", bad_round=4)
+            emit(event="end", status="nondeterministic", runs=runs,
+                 passed=passed)
+            return 0
+        else:
+            emit(event="timing", n=1 << 24, rounds=9, copy_ms=1.0,
+                 split_ms=x, x_copy=x, x_copy_min=x * 0.99,
+                 x_copy_max=x * 1.01, status="pass")
+    emit(event="end", status="pass", runs=runs, passed=passed)
+    return 0
+
+
+def sanitizer(argv):
+    log = arg(argv, "--log-file")
+    cmd = argv[argv.index("--log-file") + 2:]
+    module = open(arg(cmd, "--module"), "rb").read()
+    rc = os.spawnv(os.P_WAIT, cmd[0], cmd)
+    if b"FAKE:memcheck" in module:
+        with open(log, "w") as f:
+            f.write("========= COMPUTE-SANITIZER\n"
+                    "========= Invalid __global__ write of size 4 bytes\n"
+                    "=========     at scatterThreeWay+0x1d0\n"
+                    "=========     Address 0x7f0000300000 is out of bounds\n"
+                    "========= ERROR SUMMARY: 1 error\n")
+        return 86
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,257 @@
+"""cli: the command line, the setup, and the files written at the end.
+
+    grade.py CLASS [--out DIR] [--jobs N] [--gpus 0,1] [--shard i/N] ...
+    grade.py merge OUT1 OUT2 ... --out DIR
+
+Setup, once: the class is listed; the GPU probe runs (none usable: one
+line now, one at the end, exit 3, no grades, unless --build-only); the
+driver is built. pipeline.py then grades every submission. Exit codes: 0
+graded (whatever the verdicts), 1 setup failed or OUT could not be
+written, 2 bad command line or class folder, 3 no usable GPU.
+"""
+
+import argparse
+import json
+import os
+import re
+import secrets
+import sys
+import threading
+import time
+
+from . import listing, machine, merge, pipeline, reports
+
+GRACE = 15.0            # s the grader waits beyond the driver's own watchdog
+SANITIZE_SLOWDOWN = 4   # memcheck's run may take this many times longer
+
+
+def parse_shard(text):
+    m = re.fullmatch(r"(\d+)/(\d+)", text or "")
+    if not m or int(m.group(2)) < 1 or int(m.group(1)) >= int(m.group(2)):
+        raise argparse.ArgumentTypeError("--shard wants i/N with 0 <= i < N")
+    return int(m.group(1)), int(m.group(2))
+
+
+def cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def parser():
+    p = argparse.ArgumentParser(
+        prog="grade.py",
+        description="Grades a class of day 33 three-way submissions on a GPU "
+        "machine: a folder of submission folders (each holding threeway.cu "
+        "and optionally answer.txt), one submission folder, a Gradescope "
+        "export, or a folder of GitHub Classroom clones. No host code of a "
+        "submission ever runs. See harness/GRADING.md.",
+        epilog="Also: grade.py merge OUT1 OUT2 ... --out DIR (merges "
+        "--shard runs).")
+    a = p.add_argument
+    a("submissions", metavar="CLASS", help="the class folder")
+    a("--out", default="grades", help="output folder (default: grades)")
+    a("--jobs", type=int, default=cpus(), help="compiles and drivers at "
+      "once (default: the CPUs this process may use, %(default)s)")
+    a("--per-gpu", type=int, default=16, help="drivers at once on one GPU, "
+      "at most (default %(default)s)")
+    a("--gpus", default=None, help='GPUs to spread the submissions over, '
+      'e.g. "0,1" (CUDA_VISIBLE_DEVICES values; default: the visible one)')
+    a("--shard", type=parse_shard, default=(0, 1), help="i/N: grade only "
+      "the submissions whose index in the sorted class is i modulo N")
+    a("--seed", type=int, default=None, help="grading seed (default: drawn "
+      "at random and recorded in OUT/shard.json); each submission's plan "
+      "comes from it and a hash of its file")
+    a("--arch", default=None, help='compute capabilities, e.g. "90" or '
+      '"75 80 90" (default: the GPUs\'; with --build-only and no GPU, '
+      '"%s")' % machine.DEFAULT_ARCH)
+    a("--nvcc", default=None, help="nvcc (default: on PATH, else "
+      "/usr/local/cuda/bin/nvcc)")
+    a("--build-only", action="store_true", help="run and record only the "
+      "compile stage (no GPU needed; compiled submissions get not_run)")
+    a("--no-sanitize", dest="sanitize", action="store_false", help="skip "
+      "compute-sanitizer memcheck's small run (on by default)")
+    a("--no-perf", dest="perf", action="store_false", help="do not time "
+      "(performance scores 0)")
+    a("--run-timeout", type=float, default=30.0, help="limit of one "
+      "launch per 2^24 elements, s (the driver's watchdog; the grader's "
+      "fires %g s after a run's launches; default %%(default)s)" % GRACE)
+    a("--submission-timeout", type=float, default=300.0, help="limit of one "
+      "submission's driver process, s (default %(default)s)")
+    a("--compile-timeout", type=float, default=60.0, help="limit of one "
+      "compile, s (default %(default)s)")
+    a("--compile-mem", type=int, default=4096, help="address-space limit "
+      "of one compile, MiB (default %(default)s)")
+    a("--driver", default=None, help="a driver already built (default: "
+      "make -C day33-exercise-threeway threeway ARCH=... NVCC=...)")
+    a("--reference-module", default=None, help="the reference solution's "
+      "module, prebuilt (default: compile solution/threeway.cu)")
+    a("--sanitizer", default=None, help="compute-sanitizer (default: next "
+      "to nvcc, else on PATH)")
+    a("--keep", action="store_true", help="keep every module under "
+      "OUT/.grader/modules")
+    return p
+
+
+class Config:
+    """Everything the stages read (set once, before the pools start)."""
+
+
+class Log:
+    def __init__(self, stream):
+        self.stream, self.lock = stream, threading.Lock()
+
+    def __call__(self, msg):
+        with self.lock:
+            print(msg, file=self.stream, flush=True)
+
+
+def main(argv, out=None):
+    if argv and argv[0] in ("merge", "--merge"):
+        return merge.main(argv[1:])
+    args = parser().parse_args(argv)
+    log = Log(out or sys.stdout)
+    try:
+        return grade(args, log)
+    except (ValueError, listing.ClassError) as e:
+        log("grade.py: %s" % e)
+        return 2
+    except machine.SetupError as e:
+        log("grade.py: setup failed, nothing graded: %s" % e)
+        return 1
+    except OSError as e:
+        log("grade.py: %s" % e)
+        return 1
+
+
+def grade(args, log):
+    t0 = time.monotonic()
+    clock = lambda: time.monotonic() - t0      # noqa: E731
+    cfg, kind, subs, mine = configure(args, log)
+    if not cfg.build_only and not setup_machine(cfg, args, log):
+        return 3
+    log("  nvcc %s, ARCH=\"%s\", --jobs %d%s%s" % (
+        cfg.nvcc, cfg.arch, cfg.jobs,
+        "" if cfg.build_only or cfg.sanitize else ", --no-sanitize",
+        "" if cfg.build_only or cfg.perf else ", --no-perf"))
+    os.makedirs(os.path.join(cfg.state, "modules"), exist_ok=True)
+    os.makedirs(os.path.join(cfg.out, "submissions"), exist_ok=True)
+    pipe = pipeline.Pipeline(cfg, log, clock, len(mine))
+    if not cfg.build_only:
+        pipe.start_reference(args.reference_module)
+    start = clock()
+    graded = pipe.grade_all(mine)
+    wall = clock() - start
+    if pipe.failure:
+        log("grade.py: setup failed, nothing graded: %s" % pipe.failure)
+        return 1
+    meta = {"shard": "%d/%d" % args.shard, "kind": kind,
+            "class": [s.name for s in subs],
+            "folders": [s.out_dir for s in subs],
+            "graded": [s.out_dir for s in mine], "seed": cfg.seed,
+            "arch": cfg.arch, "build_only": cfg.build_only,
+            "sanitize": cfg.sanitize and not cfg.build_only,
+            "perf": cfg.perf and not cfg.build_only,
+            "gpus": cfg.gpus, "reference": pipe.reference,
+            "setup_s": round(start, 3), "grading_s": round(wall, 3)}
+    write_outputs(cfg, mine, graded, meta, log)
+    log("%d submissions graded in %.1f s after %.1f s of setup (--jobs %d); "
+        "wrote %s: grades.csv, gradescope.csv, timings.csv, summary.txt, "
+        "submissions/*/results.json" % (len(mine), wall, start, cfg.jobs,
+                                        listing.display(args.out)))
+    if cfg.build_only:
+        log("grade.py: compile stage only (--build-only): %d compiled and "
+            "not run (not_run), %d stopped at the compile stage" % (
+                sum(graded[id(s)][0].reason == "not_run" for s in mine),
+                sum(graded[id(s)][0].reason != "not_run" for s in mine)))
+    return 0
+
+
+def configure(args, log):
+    """(cfg, class kind, every submission, this shard's) from the command
+    line and the class folder; prints the first line."""
+    if args.jobs < 1 or args.per_gpu < 1:
+        raise ValueError("--jobs and --per-gpu must be at least 1")
+    cfg = Config()
+    cfg.out = os.path.abspath(args.out)
+    klass = os.path.abspath(args.submissions)
+    if (cfg.out + os.sep).startswith(klass + os.sep):
+        raise ValueError("--out %s is inside the class folder"
+                         % listing.display(args.out))
+    kind, subs, notes = listing.list_class(klass)
+    folders = listing.folder_names([s.key for s in subs])
+    for s in subs:
+        s.out_dir = "submissions/" + folders[s.key]
+    shard, count = args.shard
+    mine = [s for k, s in enumerate(subs) if k % count == shard]
+    cfg.seed = args.seed if args.seed is not None else secrets.randbits(48)
+    for name in ("jobs", "per_gpu", "build_only", "sanitize", "perf",
+                 "run_timeout", "submission_timeout", "compile_timeout",
+                 "compile_mem", "keep"):
+        setattr(cfg, name, getattr(args, name))
+    cfg.grace, cfg.sanitize_slowdown = GRACE, SANITIZE_SLOWDOWN
+    cfg.state = os.path.join(cfg.out, ".grader")
+    cfg.gpus = [g.strip() for g in args.gpus.split(",")] if args.gpus \
+        else [None]
+    cfg.nvcc = machine.find_nvcc(args.nvcc)
+    cfg.arch = machine.normalise_arch(args.arch) if args.arch else None
+    cfg.not_run_why = "--build-only: the compile stage only"
+    if cfg.build_only:
+        cfg.arch = cfg.arch or machine.DEFAULT_ARCH
+    log("grade.py: %s: %d submissions%s; seed %d%s" % (
+        listing.display(args.submissions), len(subs),
+        "; shard %d/%d grades %d" % (shard, count, len(mine))
+        if count > 1 else "", cfg.seed,
+        "; compile stage only (--build-only)" if cfg.build_only else ""))
+    for line in notes:
+        log("  " + line)
+    return cfg, kind, subs, mine
+
+
+def setup_machine(cfg, args, log):
+    """The GPU probe, ARCH, the driver, compute-sanitizer. False (after
+    saying so) when a GPU of --gpus is not usable."""
+    found = machine.probe_gpus(cfg.gpus, cfg.nvcc)
+    bad = ["%s%s" % ("GPU %s: " % g if g else "", line)
+           for g, line, cc in found if cc is None]
+    if bad:
+        log("grade.py: no usable GPU: %s" % "; ".join(bad))
+        log("grade.py: no usable GPU, so nothing was graded and no grades "
+            "were written (exit 3). Grading runs every kernel on a GPU; "
+            "--build-only checks the compile stage alone.")
+        return False
+    for g, line, _ in found:
+        log("  %s%s" % ("GPU %s: " % g if g else "", line))
+    cfg.arch = cfg.arch or " ".join(sorted({cc for _, _, cc in found},
+                                           key=int))
+    if args.driver:
+        cfg.driver = os.path.abspath(args.driver)
+    else:
+        t0 = time.monotonic()
+        cfg.driver = machine.build_driver(cfg.arch, cfg.nvcc, cfg.jobs)
+        log("  driver %s (make, %.1f s)" % (os.path.relpath(
+            cfg.driver, machine.REPO), time.monotonic() - t0))
+    if cfg.sanitize:
+        cfg.sanitizer = machine.find_sanitizer(args.sanitizer, cfg.nvcc)
+    return True
+
+
+def write_outputs(cfg, mine, graded, meta, log):
+    verdicts = [graded[id(s)][0] for s in mine]
+    rows = [reports.grades_row(s, v) for s, v in zip(mine, verdicts)]
+    reports.write_csv(os.path.join(cfg.out, "grades.csv"),
+                      reports.CSV_COLUMNS, rows)
+    reports.write_csv(os.path.join(cfg.out, "gradescope.csv"),
+                      reports.GRADESCOPE_COLUMNS,
+                      [r for s, v in zip(mine, verdicts)
+                       for r in reports.gradescope_rows(s, v)])
+    reports.write_csv(os.path.join(cfg.out, "timings.csv"),
+                      reports.TIMING_COLUMNS, [graded[id(s)][1] for s in mine])
+    with open(os.path.join(cfg.out, "shard.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    summary = reports.summary_text(rows)
+    with open(os.path.join(cfg.out, "summary.txt"), "w",
+              encoding="utf-8") as f:
+        f.write(summary)
+    log(summary.rstrip("\n"))

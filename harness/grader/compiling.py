@@ -1,0 +1,89 @@
+"""compiling: every submission's kernel to a device module.
+
+The compile itself is compiler.py's compile_submission: a copy of
+threeway.cu alone in an empty scratch folder, the include list taken from
+nvcc's preprocessor and allowed only inside the CUDA Toolkit's and the
+host compiler's system folders, device code only (-cubin, or -fatbin for
+several architectures) under time, address-space and output limits, and
+the fixed entry checked in the module. Nothing is linked; nothing built
+from a submission runs on the host.
+
+This module adds what grading needs around it: the module's place under
+OUT/.grader/modules, the submission's seed (mixed with a hash of the
+file), the stage's timestamps, and a verdict for a submission with no
+usable file. Runs in parallel (--jobs) from cli.py's pool.
+"""
+
+import hashlib
+import os
+
+from .machine import SetupError
+
+SOURCE_READ_MAX = 16 << 20      # bytes hashed for the seed
+
+
+class Compiled:
+    """The compile stage's record of one submission (compiler.py's
+    Compiled, plus the seed and when the stage ran)."""
+
+    def __init__(self, ok, verdict, message, module=None, entries=(),
+                 includes=(), seconds=0.0):
+        self.ok, self.verdict, self.message = ok, verdict, message
+        self.module, self.entries = module, list(entries)
+        self.includes, self.seconds = list(includes), seconds
+        self.seed, self.t0, self.t1 = None, 0.0, 0.0
+
+
+def compile_submission(*args, **kwargs):
+    """compiler.py's compile_submission, imported when first needed so
+    that merge and --help work without it."""
+    try:
+        from . import compiler
+    except ImportError as e:
+        raise SetupError("the compile stage harness/grader/compiler.py "
+                         "cannot be imported: %s" % e)
+    unavailable = getattr(compiler, "CompilerUnavailable", ())
+    try:
+        return compiler.compile_submission(*args, **kwargs)
+    except unavailable as e:    # nvcc or its host compiler: the machine's
+        raise SetupError("the compile stage cannot run: %s" % e)
+
+
+def submission_seed(class_seed, path):
+    """A 48-bit seed from the grading seed and the file's SHA-256:
+    identical files get identical plans, no one can predict either."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        h.update(f.read(SOURCE_READ_MAX))
+    mixed = hashlib.sha256(("%d:%s" % (class_seed, h.hexdigest())).encode())
+    return int(mixed.hexdigest()[:12], 16)
+
+
+def compile_one(cfg, sub, index, clock):
+    """Compiles one submission; never raises for what the file holds.
+    clock() gives seconds since grading began (the stage's timestamps)."""
+    t0 = clock()
+    if sub.kernel is None:
+        rec = Compiled(False, "no_file", sub.problem)
+    else:
+        ext = "cubin" if len(cfg.arch.split()) == 1 else "fatbin"
+        module = os.path.join(cfg.state, "modules", "%s.%s" % (index, ext))
+        try:
+            c = compile_submission(sub.kernel, module, cfg.arch,
+                                   nvcc=cfg.nvcc,
+                                   time_limit=cfg.compile_timeout,
+                                   mem_limit=cfg.compile_mem << 20)
+            rec = Compiled(c.ok, c.verdict, c.message or "", c.module,
+                           c.entries or (), c.includes or (), c.seconds)
+            rec.seed = submission_seed(cfg.seed, sub.kernel)
+        except SetupError:
+            raise
+        except Exception as e:  # a fault of the tool: this one only
+            rec = Compiled(False, "tool_error", "the compile stage failed "
+                           "(the grading tool's fault, not the file's): %s"
+                           % type(e).__name__)
+        if rec.ok and (not rec.module or not os.path.isfile(rec.module)):
+            rec = Compiled(False, "tool_error", "the compile stage reported "
+                           "success but left no module")
+    rec.t0, rec.t1 = t0, clock()
+    return rec

@@ -1,0 +1,124 @@
+"""machine: what grading needs from the machine, found or built once.
+
+nvcc and compute-sanitizer; the GPU probe (harness/build/hx_probe, the
+course's one test for a usable GPU: exit 0 and a "GPU: ..." line, or
+exit 3 and one line saying why not); the driver
+(day33-exercise-threeway/threeway, built by its Makefile, holding no
+submission code); and the GPU lock files, one per GPU, that every driver
+of a grading run shares (harness/hx_lock.h).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HARNESS = os.path.dirname(HERE)
+REPO = os.path.dirname(HARNESS)
+EXERCISE = os.path.join(REPO, "day33-exercise-threeway")
+DRIVER = os.path.join(EXERCISE, "threeway")
+REFERENCE = os.path.join(EXERCISE, "solution", "threeway.cu")
+PROBE = os.path.join(HARNESS, "build", "hx_probe")
+DEFAULT_ARCH = "75 80 90"       # every GPU of the course, as harness.mk
+
+
+class SetupError(Exception):
+    """Grading cannot start or go on (never one submission's doing)."""
+
+
+def find_nvcc(given):
+    """nvcc's absolute path: --nvcc (a name on PATH or a path); without
+    one, or with the plain name nvcc, nvcc on PATH, else
+    /usr/local/cuda/bin/nvcc."""
+    cands = [given] if given else []
+    if given in (None, "", "nvcc"):
+        cands += ["nvcc", "/usr/local/cuda/bin/nvcc"]
+    for cand in cands:
+        found = shutil.which(cand)
+        if found:
+            return os.path.abspath(found)
+    raise SetupError("nvcc not found%s: put the CUDA Toolkit's bin folder "
+                     "on PATH or pass --nvcc" % (" as %r" % given if given
+                                                 else ""))
+
+
+def find_sanitizer(given, nvcc):
+    for cand in ([given] if given else
+                 [os.path.join(os.path.dirname(nvcc), "compute-sanitizer"),
+                  "compute-sanitizer"]):
+        found = shutil.which(cand)
+        if found:
+            return os.path.abspath(found)
+    raise SetupError("compute-sanitizer not found (it ships with the CUDA "
+                     "Toolkit, next to nvcc): pass --sanitizer PATH, or "
+                     "--no-sanitize to grade without it")
+
+
+def normalise_arch(text):
+    """"90", "sm_90", "compute_90", "75,80 90" -> "90" / "75 80 90"."""
+    caps = []
+    for word in text.replace(",", " ").split():
+        m = re.fullmatch(r"(?:sm_|compute_)?(\d{2,3})", word)
+        if not m:
+            raise ValueError("--arch wants compute capabilities such as "
+                             "\"90\", \"sm_90\" or \"75 80 90\", not %r"
+                             % word)
+        if m.group(1) not in caps:
+            caps.append(m.group(1))
+    if not caps:
+        raise ValueError("--arch is empty")
+    return " ".join(caps)
+
+
+def _run(cmd, timeout, env=None):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=timeout,
+                           env=env, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SetupError("%s: %s" % (" ".join(cmd), e))
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def probe_gpus(gpus, nvcc):
+    """[(gpu, line, cc)] for each GPU of --gpus (None: the default one):
+    cc "90" when usable, None with the probe's one line when not."""
+    rc, text = _run(["make", "--no-print-directory", "-C", HARNESS, "probe",
+                     "NVCC=" + nvcc], 600)
+    if rc != 0 or not os.access(PROBE, os.X_OK):
+        raise SetupError("building the GPU probe (make -C harness probe) "
+                         "failed:\n" + text[-3000:])
+    found = []
+    for gpu in gpus:
+        env = dict(os.environ)
+        if gpu is not None:
+            env["CUDA_VISIBLE_DEVICES"] = gpu
+        rc, text = _run([PROBE], 120, env)
+        line = (text.strip().splitlines() or ["(no output)"])[-1].strip()
+        if rc == 3:
+            found.append((gpu, line, None))
+            continue
+        m = re.search(r"compute capability (\d+)\.(\d+)", text)
+        if rc != 0 or not m:
+            raise SetupError("the GPU probe exited %d: %s" % (rc, line))
+        found.append((gpu, line, m.group(1) + m.group(2)))
+    return found
+
+
+def build_driver(arch, nvcc, jobs):
+    """Builds ./threeway for arch with the exercise's Makefile (make
+    reuses what is up to date). Returns the driver's path."""
+    cmd = ["make", "--no-print-directory", "-j%d" % max(jobs, 1), "-C",
+           EXERCISE, "threeway", "ARCH=" + arch, "NVCC=" + nvcc]
+    rc, text = _run(cmd, 3600)
+    if rc != 0 or not os.access(DRIVER, os.X_OK):
+        raise SetupError("building the driver failed: %s\n%s"
+                         % (" ".join(cmd), text[-3000:]))
+    return DRIVER
+
+
+def lock_path(state, gpu):
+    """The lock file every driver on this GPU shares in this grading run."""
+    name = "default" if gpu is None else re.sub(r"[^A-Za-z0-9_-]", "_", gpu)
+    return os.path.join(state, "gpu-%s.lock" % name)

@@ -1,0 +1,114 @@
+"""merge: the OUT folders of --shard i/N runs, merged into one.
+
+Checked before anything is written: every folder is a grade.py OUT
+folder; the shards graded the same class (the same submission folders);
+every shard 0..N-1 is present once; every submission was graded exactly
+once. Then grades.csv, gradescope.csv, timings.csv, summary.txt and
+shard.json are written, and each submission's folder is copied.
+"""
+
+import argparse
+import json
+import os
+import shutil
+
+from . import reports
+
+
+def main(argv):
+    p = argparse.ArgumentParser(
+        prog="grade.py merge", description="Merges the OUT folders of "
+        "grade.py --shard i/N runs into one OUT folder.")
+    p.add_argument("shards", nargs="+", help="the shards' OUT folders")
+    p.add_argument("--out", required=True, help="the merged OUT folder")
+    args = p.parse_args(argv)
+    shards, problems = [], []
+    for d in args.shards:
+        try:
+            with open(os.path.join(d, "shard.json")) as f:
+                meta = json.load(f)
+            tables = {name: reports.read_csv(os.path.join(d, name)) for name
+                      in ("grades.csv", "gradescope.csv", "timings.csv")}
+            shards.append((d, meta, tables))
+        except (OSError, ValueError) as e:
+            problems.append("%s: not a grade.py OUT folder (%s)" % (d, e))
+    problems += _check(shards)
+    if problems:
+        for msg in problems:
+            print("grade.py merge: " + msg)
+        return 1
+    out = os.path.abspath(args.out)
+    os.makedirs(os.path.join(out, "submissions"), exist_ok=True)
+    order = {f: i for i, f in enumerate(shards[0][1]["folders"])}
+    merged = {name: [] for name in ("grades.csv", "gradescope.csv",
+                                    "timings.csv")}
+    for d, meta, tables in shards:
+        for name, rows in tables.items():
+            merged[name] += rows
+        for folder in meta["graded"]:
+            src, dst = os.path.join(d, folder), os.path.join(out, folder)
+            if os.path.abspath(src) != dst:
+                shutil.rmtree(dst, ignore_errors=True)
+                shutil.copytree(src, dst, symlinks=True)
+    key = lambda r: order.get(r["results"].rsplit("/", 1)[0], 0)  # noqa
+    grades = sorted(merged["grades.csv"], key=key)
+    reports.write_csv(os.path.join(out, "grades.csv"), reports.CSV_COLUMNS,
+                      grades)
+    reports.write_csv(os.path.join(out, "gradescope.csv"),
+                      reports.GRADESCOPE_COLUMNS, merged["gradescope.csv"])
+    reports.write_csv(os.path.join(out, "timings.csv"),
+                      reports.TIMING_COLUMNS,
+                      sorted(merged["timings.csv"], key=key))
+    first = shards[0][1]
+    meta = dict(first, shard="merged", graded=first["folders"],
+                shards=[{"shard": m["shard"], "seed": m["seed"],
+                         "arch": m["arch"], "reference": m["reference"],
+                         "grading_s": m.get("grading_s")}
+                        for _, m, _ in shards])
+    with open(os.path.join(out, "shard.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    summary = reports.summary_text(grades)
+    with open(os.path.join(out, "summary.txt"), "w", encoding="utf-8") as f:
+        f.write(summary)
+    print(summary, end="")
+    print("merged %d shards, %d submissions into %s" % (
+        len(shards), len(grades), args.out))
+    return 0
+
+
+def _check(shards):
+    problems = []
+    if not shards:
+        return problems
+    classes = {tuple(m.get("folders", [])) for _, m, _ in shards}
+    if len(classes) > 1:
+        problems.append("the shards graded different classes")
+    if len({m.get("build_only") for _, m, _ in shards}) > 1:
+        problems.append("some shards ran with --build-only, some without")
+    ids = [m.get("shard", "") for _, m, _ in shards]
+    counts = {i.split("/")[-1] for i in ids}
+    if len(counts) != 1 or not next(iter(counts)).isdigit():
+        problems.append("the shards were cut differently: %s"
+                        % ", ".join(ids))
+    else:
+        n = int(next(iter(counts)))
+        want = {"%d/%d" % (i, n) for i in range(n)}
+        if want - set(ids):
+            problems.append("shards missing: %s" % ", ".join(
+                sorted(want - set(ids))))
+        if len(ids) != len(set(ids)):
+            problems.append("a shard was given twice")
+    seen = {}
+    for d, m, tables in shards:
+        for r in tables["grades.csv"]:
+            folder = r["results"].rsplit("/", 1)[0]
+            if folder in seen:
+                problems.append("%s graded twice (%s and %s)" % (
+                    r["submission"], seen[folder], d))
+            seen[folder] = d
+    if len(classes) == 1:
+        missing = [f for f in next(iter(classes)) if f not in seen]
+        if missing:
+            problems.append("%d submissions missing: %s" % (
+                len(missing), ", ".join(missing[:10])))
+    return problems
