@@ -149,7 +149,9 @@ static const char *g_prog = "threeway";
 
 typedef struct {
     FILE *f;             /* NULL in student mode */
-    int terminal;        /* "end", "fault" or "timeout" has been written */
+    int terminal;        /* "end", "fault" or "timeout" has been written,
+                            or the exit under way is planned and no
+                            "fault" may follow it */
     long long run;       /* the run under way, -1 when none */
     const char *phase;   /* "check" or "timing" */
 } Events;
@@ -483,8 +485,8 @@ static void planSize(Plan *p, const hx_device *dev, size_t n,
     }
 }
 
-/* Builds the plan from the seed; sizes is the list (NULL: the full plan's),
- * extended with a->timingN. */
+/* Builds the plan from the seed: the sizes given[0..ngiven) (given NULL:
+ * the full plan's), and a->timingN when it is not 0. */
 static void planBuild(Plan *p, const hx_device *dev, uint64_t seed,
                       const PlanArgs *a, const size_t *given, int ngiven,
                       int maxThreads)
@@ -1048,11 +1050,11 @@ static void printRun(const Run *run, const Outcome *o, Tally *t)
     }
 }
 
-/* Runs the plan: every run in student mode; in grade mode up to the first
- * failing run, whose status is the verdict (what follows it would cost
- * host time, a large size's report most of all, and change nothing).
- * Returns the number of runs that passed. */
-static int runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
+/* Runs the plan, counting into *t: every run in student mode; in grade
+ * mode up to the first failing run, whose status is the verdict (what
+ * follows it would cost host time, a large size's report most of all,
+ * and change nothing). */
+static void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
                    Group *g, Tally *t)
 {
     memset(g, 0, sizeof *g);
@@ -1084,7 +1086,6 @@ static int runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
             break;
     }
     fflush(stdout);
-    return t->passed;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1660,8 +1661,9 @@ static void eventEnd(const char *status, const Plan *p, int passed)
  * the L2, and at least 2^24 ints. */
 static size_t timingSize(const hx_device *dev)
 {
-    const size_t lo = (size_t)1 << 24, l2ints = dev->l2_bytes;
-    return l2ints > lo ? l2ints : lo;
+    const size_t lo = (size_t)1 << 24;
+    const size_t fourL2 = dev->l2_bytes;   /* ints: 4 bytes each */
+    return fourL2 > lo ? fourL2 : lo;
 }
 
 /* Frees everything and resets the device, holding the lock shared so
@@ -1687,6 +1689,7 @@ typedef struct {
     size_t timeN;         /* the timing's size */
     Buffers b;
     Group g;              /* the input on the host */
+    Ctx c;                /* what a run needs: the module, its limit */
     Tally t;
 } Session;
 
@@ -1773,8 +1776,25 @@ static int openDevice(Session *s)
     return HX_EXIT_OK;
 }
 
+/* Step 3: every run of the plan; then, when the timing follows, its
+ * input: thirds at the timing size, the plan's last group unless --mix
+ * chose another. */
+static void runChecks(Session *s)
+{
+    unlockGpu();
+    if (!s->a.grade)
+        printHeader(&s->dev, &s->m, &s->plan, s->o.seed);
+    s->c.module = &s->m;
+    s->c.runTimeout = s->a.runTimeoutValue;
+    runPlan(&s->c, &s->b, &s->plan, s->o.seed, &s->g, &s->t);
+    s->checked = nowSeconds();
+    if (s->a.planArgs.timingN && s->t.passed == s->t.runs &&
+        !(s->g.valid && s->g.n == s->timeN && s->g.mix == HX_MIX_THIRDS))
+        groupHost(&s->b, &s->g, s->timeN, HX_MIX_THIRDS, s->o.seed);
+}
+
 /* Step 4 of grade mode: the timing when every run passed, then "end". */
-static int gradeFinish(Session *s, const Ctx *c)
+static int gradeFinish(Session *s)
 {
     const int allPassed = s->t.passed == s->t.runs;
     int timingBad = 0;
@@ -1783,7 +1803,7 @@ static int gradeFinish(Session *s, const Ctx *c)
                            : s->o.runs > MIN_ROUNDS ? s->o.runs : MIN_ROUNDS;
         const int warmup = s->o.warmup > GRADE_WARMUP ? s->o.warmup
                                                       : GRADE_WARMUP;
-        timingBad = gradeTiming(c, &s->b, &s->g, &s->o, rounds, warmup);
+        timingBad = gradeTiming(&s->c, &s->b, &s->g, &s->o, rounds, warmup);
     }
     eventEnd(timingBad ? "nondeterministic"
              : allPassed ? "pass" : s->t.firstFail, &s->plan, s->t.passed);
@@ -1793,7 +1813,7 @@ static int gradeFinish(Session *s, const Ctx *c)
 
 /* Step 4 of student mode: the summary, the timing when every run passed,
  * the wall time and the last line. */
-static int studentFinish(Session *s, const Ctx *c)
+static int studentFinish(Session *s)
 {
     const int allPassed = s->t.passed == s->t.runs;
     const int timeIt = allPassed && s->a.planArgs.timingN;
@@ -1804,7 +1824,7 @@ static int studentFinish(Session *s, const Ctx *c)
                "--grid BxT --check reruns one run)\n", g_prog);
     if (timeIt) {
         lockGpu(HX_LOCK_SHARED);
-        timingBad = studentTiming(c, &s->b, &s->dev, &s->g, &s->o);
+        timingBad = studentTiming(&s->c, &s->b, &s->dev, &s->g, &s->o);
         unlockGpu();
     }
     teardown(&s->b, &s->m);
@@ -1826,21 +1846,9 @@ int main(int argc, char **argv)
     int rc = openFiles(&s, argc, argv);
     if (rc != HX_EXIT_OK || s.o.help)
         return rc;
-    if ((rc = openDevice(&s)) != HX_EXIT_OK || s.m.status != MODULE_OK)
+    rc = openDevice(&s);
+    if (rc != HX_EXIT_OK || s.m.status != MODULE_OK)
         return rc;
-    unlockGpu();
-    if (!s.a.grade)
-        printHeader(&s.dev, &s.m, &s.plan, s.o.seed);
-
-    /* Step 3: every run of the plan. */
-    const Ctx c = {&s.m, s.a.runTimeoutValue};
-    runPlan(&c, &s.b, &s.plan, s.o.seed, &s.g, &s.t);
-    s.checked = nowSeconds();
-    /* The timing's input is thirds at the timing size, the plan's last
-     * group unless --mix chose another. */
-    if (s.a.planArgs.timingN && s.t.passed == s.t.runs &&
-        !(s.g.valid && s.g.n == s.timeN && s.g.mix == HX_MIX_THIRDS))
-        groupHost(&s.b, &s.g, s.timeN, HX_MIX_THIRDS, s.o.seed);
-
-    return s.a.grade ? gradeFinish(&s, &c) : studentFinish(&s, &c);
+    runChecks(&s);
+    return s.a.grade ? gradeFinish(&s) : studentFinish(&s);
 }
