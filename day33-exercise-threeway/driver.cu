@@ -860,8 +860,8 @@ static void launchChecked(const Ctx *c, Buffers *b, size_t n,
                      ? " (the kernel allows fewer threads a block: every "
                        "block size up to 1024 must work)"
                      : "");
-        studentFault("cuLaunchKernel(scatterThreeWay)", moduleErrorName(r), text,
-                     where);
+        studentFault("cuLaunchKernel(scatterThreeWay)", moduleErrorName(r),
+                     text, where);
     }
 }
 
@@ -1210,7 +1210,8 @@ static int studentTiming(const Ctx *c, Buffers *b, const hx_device *dev,
 
     /* The floor of a row: the bytes it must move at the bandwidth of the
      * device-to-device memcpy, which moves 2n ints. */
-    const double ints2 = 2.0 * n * sizeof(int), memcpyMs = t[ROW_MEMCPY].median_ms;
+    const double ints2 = 2.0 * n * sizeof(int);
+    const double memcpyMs = t[ROW_MEMCPY].median_ms;
     const double floor2 = hx_floor_ms(ints2, ints2, memcpyMs);
     const double copyMs = t[ROW_COPY].median_ms;
     const int scan = scanLaunches(&b->scan);
@@ -1612,8 +1613,8 @@ static int reportModule(const Module *m, const hx_device *dev)
         fprintf(stderr, "%s: the module %s does not load on this GPU "
                 "(compute capability %d.%d): %s: %s; rebuild it for this GPU "
                 "(make ARCH=%d%d)\n", g_prog, m->path, dev->major, dev->minor,
-                moduleErrorName(m->loadError), moduleErrorText(m->loadError), dev->major,
-                dev->minor);
+                moduleErrorName(m->loadError), moduleErrorText(m->loadError),
+                dev->major, dev->minor);
         return HX_EXIT_CUDA;
     }
     if (m->status == MODULE_SIGNATURE) {
