@@ -35,6 +35,7 @@ run: all
 # copy has them (a student's copy from `make handout` does not).
 check: all
 	$(MAKE) -C harness test
+	$(MAKE) -C day33-exercise-threeway test-host
 	bash harness/gpu-checks.sh
 	@if [ -d harness/grade-tests ]; then \
 	    echo "python3 harness/grade-tests/run_tests.py"; \

@@ -5,8 +5,8 @@
  * compiled to a device module alone (harness/grader/compiler.py: device
  * code only, includes from the CUDA Toolkit and the compiler's system
  * folders only), and the driver loads that module with the CUDA driver API
- * and launches scatterThreeWay by its mangled name. No host code from a
- * submission ever runs: not here, not in the grading tool.
+ * and launches scatterThreeWay by its mangled name (module.c). No host code
+ * from a submission ever runs: not here, not in the grading tool.
  *
  * What it shows: a stable three-way split (negatives | zeros | positives)
  * built from two predicates, two day-31 scans (one per boundary, never one
@@ -42,9 +42,10 @@
  * for by polling against its limit (--run-timeout seconds, default 10, per
  * 2^24 elements and never less; exit 6 past it); a driver kernel scans the
  * guards on the device; the output is compared with the host reference
- * element for element, and any difference goes to hx_check_split3 for its
- * report. The driver's own ranks are checked on the device before the
- * student's kernel first sees them.
+ * element for element, and judged (judge.c): the report is always
+ * hx_check_split3's, built directly for an output equal to the reference.
+ * The driver's own ranks are checked on the device before the student's
+ * kernel first sees them.
  *
  * Grade mode (the grading tool's contract; stdout is for humans only: a
  * kernel's printf reaches it, so nothing there is trusted):
@@ -69,10 +70,18 @@
  *    "guard_first_offset":o|null,"disagree_run":-1|1,"group":G|null}
  *    S: pass | boundary | order | mismatch | unwritten | out_of_bounds |
  *    nondeterministic; D: the check's own kind (hx_split_kind_name; its
- *    swapped and group_missing are status boundary); group: the input's
- *    groups the output never received ("positives", "zeros and positives")
- *    when status is unwritten for that reason, else null; disagree_run 1:
- *    the second launch's output or guard writes differed from the first's
+ *    swapped and group_missing are status boundary). The boundaries are
+ *    where the zeros (1) and the positives (2) start: want_b1 = A,
+ *    want_b2 = A + B; found_b1 and found_b2 where the check places them
+ *    in the output (by its first reading, when a group one slot early or
+ *    late explains the output), within 0..n, and n for a group the output
+ *    does not hold or when nothing was written; b1_ok and b2_ok are true
+ *    only when every reading that fits leaves the boundary where it
+ *    belongs. group: with status unwritten, the input's groups none of
+ *    whose slots was written ("positives", "zeros and positives"; every
+ *    group of the input when nothing was written), else null (and when
+ *    only scattered slots were never written). disagree_run 1: the
+ *    second launch's output or guard writes differed from the first's
  *    (status nondeterministic; the other fields describe the first)
  *   {"event":"timing","n":N,"rounds":R,"warmup":W,"copy_ms":..,
  *    "split_ms":..,"x_copy":..,"x_copy_min":..,"x_copy_max":..,
@@ -101,13 +110,7 @@
 #include <ctime>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-/* Types of the driver API only: nothing links libcuda, so the program
- * starts (and says there is no GPU) on a machine with no driver at all. The
- * entry points come from the runtime at run time (driverApiOpen). */
-#include <cuda.h>
 
 #include "hx_args.h"
 #include "hx_check.h"
@@ -118,10 +121,8 @@
 #include "hx_ref.h"
 #include "hx_time.h"
 #include "../day31-scan/tile_scan.h"
-
-/* scatterThreeWay(const int*, const int*, const int*, int*, size_t,
- * const int*, const int*), as the compiler mangles it. */
-#define ENTRY "_Z15scatterThreeWayPKiS0_S0_PimS0_S0_"
+#include "judge.h"
+#include "module.h"
 
 #define BLOCK 256u              /* threads per block of every normal grid */
 #define SMALL_GRID 3u           /* the small grid: 3 x 64 = 192 threads, not
@@ -140,7 +141,6 @@
 #define GRADE_WARMUP 2
 #define MIN_ROUNDS 9
 #define GRADE_PRINTF ((size_t)64 << 10) /* bytes of device printf a launch */
-#define MODULE_MAX ((size_t)256 << 20)  /* the largest module file */
 
 static const char *g_prog = "threeway";
 
@@ -149,7 +149,9 @@ static const char *g_prog = "threeway";
 
 typedef struct {
     FILE *f;             /* NULL in student mode */
-    int terminal;        /* "end", "fault" or "timeout" has been written */
+    int terminal;        /* "end", "fault" or "timeout" has been written,
+                            or the exit under way is planned and no
+                            "fault" may follow it */
     long long run;       /* the run under way, -1 when none */
     const char *phase;   /* "check" or "timing" */
 } Events;
@@ -388,262 +390,6 @@ static __global__ void maskInput(const int* __restrict__ base,
 }
 
 /* ------------------------------------------------------------------ */
-/* The driver API, reached through the runtime.                        */
-
-typedef CUresult (*PfnModuleLoadData)(CUmodule *, const void *);
-typedef CUresult (*PfnModuleGetFunction)(CUfunction *, CUmodule,
-                                         const char *);
-typedef CUresult (*PfnLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                                    unsigned, unsigned, unsigned, unsigned,
-                                    CUstream, void **, void **);
-typedef CUresult (*PfnFuncGetAttribute)(int *, CUfunction_attribute,
-                                        CUfunction);
-typedef CUresult (*PfnGetErrorText)(CUresult, const char **);
-typedef CUresult (*PfnModuleGetFunctionCount)(unsigned *, CUmodule);
-typedef CUresult (*PfnModuleEnumerateFunctions)(CUfunction *, unsigned,
-                                                CUmodule);
-typedef CUresult (*PfnFuncGetName)(const char **, CUfunction);
-
-typedef struct {
-    PfnModuleLoadData moduleLoadData;
-    PfnModuleGetFunction moduleGetFunction;
-    PfnLaunchKernel launchKernel;
-    PfnFuncGetAttribute funcGetAttribute;
-    PfnGetErrorText getErrorName, getErrorString;
-    /* Drivers of CUDA 12.4 and later; NULL before (entries unlisted). */
-    PfnModuleGetFunctionCount moduleGetFunctionCount;
-    PfnModuleEnumerateFunctions moduleEnumerateFunctions;
-    PfnFuncGetName funcGetName;
-} DriverApi;
-
-static DriverApi g_cu;
-
-/* The driver's entry point for name, in the version of the toolkit this
- * was built with (so it matches cuda.h's prototypes), or NULL. */
-static void *driverEntry(const char *name)
-{
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-    const cudaError_t err = cudaGetDriverEntryPointByVersion(
-        name, &fn, CUDART_VERSION, cudaEnableDefault, &q);
-#else
-    const cudaError_t err =
-        cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &q);
-#endif
-    if (err != cudaSuccess || q != cudaDriverEntryPointSuccess) {
-        (void)cudaGetLastError();   /* not an error of the program's */
-        return NULL;
-    }
-    return fn;
-}
-
-/* Fills g_cu once the runtime has a context. Returns HX_EXIT_OK, or
- * HX_EXIT_NO_GPU after one line when the driver lacks an entry point
- * the driver needs. */
-static int driverApiOpen(void)
-{
-    struct {
-        const char *name;
-        void **slot;
-        int required;
-    } want[] = {
-        {"cuModuleLoadData", (void **)&g_cu.moduleLoadData, 1},
-        {"cuModuleGetFunction", (void **)&g_cu.moduleGetFunction, 1},
-        {"cuLaunchKernel", (void **)&g_cu.launchKernel, 1},
-        {"cuFuncGetAttribute", (void **)&g_cu.funcGetAttribute, 1},
-        {"cuGetErrorName", (void **)&g_cu.getErrorName, 1},
-        {"cuGetErrorString", (void **)&g_cu.getErrorString, 1},
-        {"cuModuleGetFunctionCount", (void **)&g_cu.moduleGetFunctionCount,
-         0},
-        {"cuModuleEnumerateFunctions",
-         (void **)&g_cu.moduleEnumerateFunctions, 0},
-        {"cuFuncGetName", (void **)&g_cu.funcGetName, 0},
-    };
-    for (size_t k = 0; k < sizeof want / sizeof want[0]; ++k) {
-        *want[k].slot = driverEntry(want[k].name);
-        if (!*want[k].slot && want[k].required) {
-            fprintf(stderr, "%s: the CUDA driver has no %s; a driver of "
-                    "CUDA 12.0 or newer is needed\n", g_prog, want[k].name);
-            return HX_EXIT_NO_GPU;
-        }
-    }
-    return HX_EXIT_OK;
-}
-
-static const char *cuName(CUresult r)
-{
-    const char *s = NULL;
-    if (!g_cu.getErrorName || g_cu.getErrorName(r, &s) != CUDA_SUCCESS || !s)
-        return "CUDA_ERROR_UNKNOWN";
-    return s;
-}
-
-static const char *cuString(CUresult r)
-{
-    const char *s = NULL;
-    if (!g_cu.getErrorString || g_cu.getErrorString(r, &s) != CUDA_SUCCESS ||
-        !s)
-        return "unknown error";
-    return s;
-}
-
-/* HX_CHECK for the driver API: on failure prints the call, file, line and
- * the CUresult's name and text, and exits with HX_EXIT_CUDA. */
-#define CU_CHECK(call) cuCheck((call), #call, __FILE__, __LINE__)
-
-static void cuCheck(CUresult r, const char *call, const char *file, int line)
-{
-    if (r == CUDA_SUCCESS)
-        return;
-    fprintf(stderr, "CUDA error: %s at %s:%d: %s: %s\n", call, file, line,
-            cuName(r), cuString(r));
-    exit(HX_EXIT_CUDA);
-}
-
-/* ------------------------------------------------------------------ */
-/* The student's module.                                               */
-
-typedef enum { MODULE_OK, MODULE_SIGNATURE, MODULE_LOAD_ERROR } ModuleStatus;
-
-typedef struct {
-    const char *path;
-    void *image;          /* the file's bytes */
-    size_t size;
-    ModuleStatus status;
-    CUresult loadError;   /* MODULE_LOAD_ERROR: why */
-    CUmodule mod;
-    CUfunction fn;        /* scatterThreeWay (MODULE_OK) */
-    int maxThreads;       /* the most threads a block of it may have */
-    char **entries;       /* MODULE_SIGNATURE: the kernels it has */
-    int entryCount;       /* -1: this driver cannot list them */
-} Module;
-
-/* The default module: build/threeway.cubin or build/threeway.fatbin next
- * to this executable (the newer when both exist), as make writes it. */
-static char *defaultModulePath(void)
-{
-    static char exe[4096];
-    const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 64);
-    if (len <= 0)
-        return NULL;
-    exe[len] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return NULL;
-    static char paths[2][4096];
-    const char *names[2] = {"build/threeway.fatbin", "build/threeway.cubin"};
-    struct stat st[2];
-    int have[2];
-    for (int k = 0; k < 2; ++k) {
-        snprintf(paths[k], sizeof paths[k], "%.*s/%s", (int)(slash - exe),
-                 exe, names[k]);
-        have[k] = stat(paths[k], &st[k]) == 0;
-    }
-    if (have[0] && have[1])
-        return st[1].st_mtime > st[0].st_mtime ? paths[1] : paths[0];
-    return have[1] ? paths[1] : have[0] ? paths[0] : NULL;
-}
-
-/* Reads the module file. Returns HX_EXIT_OK, or HX_EXIT_USAGE after one
- * line. Runs before the GPU is touched, so that a missing module is a
- * usage error on any machine. */
-static int moduleRead(Module *m, const char *path)
-{
-    memset(m, 0, sizeof *m);
-    if (!path) {
-        fprintf(stderr, "%s: no module: build/threeway.fatbin (or .cubin) "
-                "is not next to this program; run make (it compiles "
-                "threeway.cu), or give --module FILE\n", g_prog);
-        return HX_EXIT_USAGE;
-    }
-    m->path = path;
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "%s: cannot read the module %s: %s\n", g_prog, path,
-                f ? "not a regular file" : strerror(errno));
-        if (f)
-            fclose(f);
-        return HX_EXIT_USAGE;
-    }
-    m->size = (size_t)st.st_size;
-    if (m->size && m->size <= MODULE_MAX)
-        m->image = hostAlloc(m->size, 1, "the module");
-    const int bad = !m->image || fread(m->image, 1, m->size, f) != m->size;
-    fclose(f);
-    if (bad) {
-        fprintf(stderr, "%s: the module %s is empty, unreadable or larger "
-                "than %zu MiB\n", g_prog, path, MODULE_MAX >> 20);
-        return HX_EXIT_USAGE;
-    }
-    return HX_EXIT_OK;
-}
-
-/* Lists the module's kernels into m->entries (entryCount -1 when this
- * driver has no way to). */
-static void moduleListEntries(Module *m)
-{
-    unsigned count = 0;
-    m->entryCount = -1;
-    if (!g_cu.moduleGetFunctionCount || !g_cu.moduleEnumerateFunctions ||
-        !g_cu.funcGetName)
-        return;
-    CU_CHECK(g_cu.moduleGetFunctionCount(&count, m->mod));
-    CUfunction *fns = (CUfunction *)hostAlloc(count, sizeof *fns, "entries");
-    m->entries = (char **)hostAlloc(count, sizeof *m->entries, "entries");
-    CU_CHECK(g_cu.moduleEnumerateFunctions(fns, count, m->mod));
-    for (unsigned k = 0; k < count; ++k) {
-        const char *name = NULL;
-        CU_CHECK(g_cu.funcGetName(&name, fns[k]));
-        m->entries[k] = strdup(name ? name : "?");
-    }
-    m->entryCount = (int)count;
-    free(fns);
-}
-
-/* Loads the module into the runtime's primary context (current once
- * hx_device_open has run) and finds the entry. */
-static void moduleLoad(Module *m)
-{
-    const CUresult r = g_cu.moduleLoadData(&m->mod, m->image);
-    if (r != CUDA_SUCCESS) {
-        m->status = MODULE_LOAD_ERROR;
-        m->loadError = r;
-        return;
-    }
-    const CUresult g = g_cu.moduleGetFunction(&m->fn, m->mod, ENTRY);
-    if (g == CUDA_ERROR_NOT_FOUND) {
-        m->status = MODULE_SIGNATURE;
-        moduleListEntries(m);
-        return;
-    }
-    if (g != CUDA_SUCCESS) {   /* a lazily loaded image that does not load */
-        m->status = MODULE_LOAD_ERROR;
-        m->loadError = g;
-        return;
-    }
-    CU_CHECK(g_cu.funcGetAttribute(&m->maxThreads,
-                                   CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                                   m->fn));
-    m->status = MODULE_OK;
-}
-
-/* Launches scatterThreeWay; returns the launch's own result (a fault
- * inside the kernel surfaces when it is waited for). */
-static CUresult launchStudent(const Module *m, unsigned blocks,
-                              unsigned block, const int *in,
-                              const int *negRank, const int *zeroRank,
-                              int *out, size_t n, const int *totalNeg,
-                              const int *totalZero)
-{
-    void *args[] = {&in, &negRank, &zeroRank, &out, &n, &totalNeg,
-                    &totalZero};
-    return g_cu.launchKernel(m->fn, blocks, 1, 1, block, 1, 1, 0, NULL, args,
-                             NULL);
-}
-
-/* ------------------------------------------------------------------ */
 /* The plan: every run, decided before the first one.                  */
 
 typedef struct {
@@ -739,8 +485,8 @@ static void planSize(Plan *p, const hx_device *dev, size_t n,
     }
 }
 
-/* Builds the plan from the seed; sizes is the list (NULL: the full plan's),
- * extended with a->timingN. */
+/* Builds the plan from the seed: the sizes given[0..ngiven) (given NULL:
+ * the full plan's), and a->timingN when it is not 0. */
 static void planBuild(Plan *p, const hx_device *dev, uint64_t seed,
                       const PlanArgs *a, const size_t *given, int ngiven,
                       int maxThreads)
@@ -1104,18 +850,18 @@ static void waitDone(const Ctx *c, Buffers *b, size_t n, const char *call,
 static void launchChecked(const Ctx *c, Buffers *b, size_t n,
                           unsigned blocks, unsigned block, const char *where)
 {
-    const CUresult r = launchStudent(c->module, blocks, block, b->in,
-                                     b->negRank, b->zeroRank, b->out.data, n,
-                                     b->totals + 0, b->totals + 1);
+    const CUresult r = moduleLaunch(c->module, blocks, block, b->in,
+                                    b->negRank, b->zeroRank, b->out.data, n,
+                                    b->totals + 0, b->totals + 1);
     if (r != CUDA_SUCCESS) {
         char text[240];
-        snprintf(text, sizeof text, "%s%s", cuString(r),
+        snprintf(text, sizeof text, "%s%s", moduleErrorText(r),
                  (int)block > c->module->maxThreads
                      ? " (the kernel allows fewer threads a block: every "
                        "block size up to 1024 must work)"
                      : "");
-        studentFault("cuLaunchKernel(scatterThreeWay)", cuName(r), text,
-                     where);
+        studentFault("cuLaunchKernel(scatterThreeWay)", moduleErrorName(r),
+                     text, where);
     }
 }
 
@@ -1177,121 +923,14 @@ static int outputDiffers(Buffers *b, const int *want, size_t n)
     return 0;
 }
 
-static const char *const GROUP_NAMES[3] = {"negatives", "zeros",
-                                           "positives"};
-
 /* What one run found. */
 typedef struct {
-    hx_split_report r;
-    hx_split_kind kind;
-    const char *status;    /* the grade-mode status */
-    int disagree;          /* the second launch differed */
-    unsigned missing;      /* bit k: group k never written */
-    char group[40];        /* the missing groups' names, or "" */
-    int allPoison;         /* n > 0 and no slot written */
+    judge_verdict v;       /* the check's verdict on the first launch */
+    int disagree;          /* the second launch's output or guard writes
+                              differed from the first's */
+    const char *status;    /* the grade-mode status: v.status, or
+                              "nondeterministic" when disagree */
 } Outcome;
-
-static int kindOf(int v)
-{
-    return v == HX_POISON ? -1 : v < 0 ? 0 : v == 0 ? 1 : 2;
-}
-
-/* Which of the input's groups the output never received: no value of the
- * group anywhere in the output, and every slot the reference gives it
- * still poison. Nothing at all written is not counted here (the check
- * names that itself). */
-static void findUnwrittenGroups(const int *got, const Group *g, Outcome *o)
-{
-    const size_t size[3] = {o->r.negatives, o->r.zeros, o->r.positives};
-    const size_t base[3] = {0, g->a, g->ab};
-    int present[3] = {0, 0, 0}, any = 0;
-    for (size_t i = 0; i < g->n; ++i) {
-        const int k = kindOf(got[i]);
-        if (k >= 0)
-            present[k] = any = 1;
-    }
-    o->allPoison = g->n > 0 && !any;
-    o->missing = 0;
-    o->group[0] = '\0';
-    if (!any)
-        return;
-    for (int k = 0; k < 3; ++k) {
-        if (!size[k] || present[k])
-            continue;
-        size_t i = base[k];
-        while (i < base[k] + size[k] && got[i] == HX_POISON)
-            ++i;
-        if (i == base[k] + size[k])
-            o->missing |= 1u << k;
-    }
-    for (int k = 0; k < 3; ++k)
-        if (o->missing & (1u << k)) {
-            const unsigned later = o->missing >> (k + 1);
-            strncat(o->group, GROUP_NAMES[k],
-                    sizeof o->group - strlen(o->group) - 1);
-            if (later)
-                strncat(o->group, (later & (later - 1)) ? ", " : " and ",
-                        sizeof o->group - strlen(o->group) - 1);
-        }
-}
-
-static const char *statusOf(hx_split_kind k)
-{
-    switch (k) {
-    case HX_SPLIT_PASS: return "pass";
-    case HX_SPLIT_OUT_OF_BOUNDS: return "out_of_bounds";
-    case HX_SPLIT_UNWRITTEN: return "unwritten";
-    case HX_SPLIT_SWAPPED:
-    case HX_SPLIT_GROUP_MISSING:
-    case HX_SPLIT_BOUNDARY: return "boundary";
-    case HX_SPLIT_ORDER: return "order";
-    case HX_SPLIT_MISMATCH: return "mismatch";
-    }
-    return "mismatch";
-}
-
-/* A run whose output equals the reference word for word, with clean
- * guards, passes: the report hx_check_split3 gives the reference itself,
- * built without its O(n) passes. */
-static void passReport(const Group *g, const hx_guard_report *guards,
-                       Outcome *o)
-{
-    memset(&o->r, 0, sizeof o->r);
-    o->r.kind = HX_SPLIT_PASS;
-    o->r.n = g->n;
-    o->r.want_b1 = o->r.found_b1 = g->a;
-    o->r.want_b2 = o->r.found_b2 = g->ab;
-    o->r.b1_ok = o->r.b2_ok = 1;
-    o->r.guard = *guards;
-    o->r.negatives = g->a;
-    o->r.zeros = g->ab - g->a;
-    o->r.positives = g->n - g->ab;
-    o->kind = HX_SPLIT_PASS;
-}
-
-/* The verdict on one output, got, of group g (input in, reference ref).
- * o->disagree is the caller's. */
-static void judgeRun(const Group *g, const int *in, const int *ref,
-                     const int *got, const hx_guard_report *guards,
-                     Outcome *o)
-{
-    if (!memcmp(got, ref, g->n * sizeof(int)) && !guards->before &&
-        !guards->after) {
-        passReport(g, guards, o);
-    } else {
-        o->kind = hx_check_split3(in, got, g->n, guards, &o->r);
-        findUnwrittenGroups(got, g, o);
-    }
-    o->status = statusOf(o->kind);
-    /* A group never written is what the student must fix first, whatever
-     * else the boundaries show. */
-    if (o->missing && (o->kind == HX_SPLIT_GROUP_MISSING ||
-                       o->kind == HX_SPLIT_BOUNDARY ||
-                       o->kind == HX_SPLIT_UNWRITTEN))
-        o->status = "unwritten";
-    if (o->disagree)
-        o->status = "nondeterministic";
-}
 
 /* Runs r of the plan on group g (whose ranks are on the device). */
 static void runOne(const Ctx *c, Buffers *b, const Group *g, const Run *r,
@@ -1318,7 +957,8 @@ static void runOne(const Ctx *c, Buffers *b, const Group *g, const Run *r,
                       outputDiffers(b, b->hGot, r->n);
     }
     unlockGpu();
-    judgeRun(g, b->hIn, b->hRef, b->hGot, &guards, o);
+    judgeRun(b->hIn, b->hRef, b->hGot, r->n, g->a, g->ab, &guards, &o->v);
+    o->status = o->disagree ? "nondeterministic" : o->v.status;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1339,10 +979,10 @@ static void eventStart(long long k, const Run *r)
 static void eventResult(long long k, const Outcome *o)
 {
     FILE *f = g_ev.f;
-    const hx_split_report *r = &o->r;
+    const hx_split_report *r = &o->v.r;
     const hx_guard_report *g = &r->guard;
     fprintf(f, "{\"event\":\"result\",\"run\":%lld,\"status\":\"%s\","
-            "\"detail\":\"%s\"", k, o->status, hx_split_kind_name(o->kind));
+            "\"detail\":\"%s\"", k, o->status, hx_split_kind_name(r->kind));
     fprintf(f, ",\"want_b1\":%zu,\"want_b2\":%zu,\"found_b1\":%zu,"
             "\"found_b2\":%zu,\"b1_ok\":%s,\"b2_ok\":%s", r->want_b1,
             r->want_b2, r->found_b1, r->found_b2,
@@ -1363,35 +1003,11 @@ static void eventResult(long long k, const Outcome *o)
     else
         fprintf(f, ",\"guard_first_offset\":null");
     fprintf(f, ",\"disagree_run\":%d,\"group\":", o->disagree ? 1 : -1);
-    if (o->missing && !strcmp(o->status, "unwritten"))
-        jsonString(f, o->group);
+    if (!strcmp(o->status, "unwritten") && o->v.group[0])
+        jsonString(f, o->v.group);
     else
         fputs("null", f);
     eventDone();
-}
-
-/* "boundary 1 at X ok, boundary 2 at Y, want Z WRONG", or what replaces
- * it when the output holds nothing to find boundaries in. */
-static void boundaryText(char *buf, size_t len, const Outcome *o)
-{
-    const hx_split_report *r = &o->r;
-    if (o->allPoison) {
-        snprintf(buf, len, "nothing written (all %zu slots still hold "
-                 "poison)", r->n);
-        return;
-    }
-    char b1[80], b2[80];
-    if (r->b1_ok)
-        snprintf(b1, sizeof b1, "boundary 1 at %zu ok", r->found_b1);
-    else
-        snprintf(b1, sizeof b1, "boundary 1 at %zu, want %zu WRONG",
-                 r->found_b1, r->want_b1);
-    if (r->b2_ok)
-        snprintf(b2, sizeof b2, "boundary 2 at %zu ok", r->found_b2);
-    else
-        snprintf(b2, sizeof b2, "boundary 2 at %zu, want %zu WRONG",
-                 r->found_b2, r->want_b2);
-    snprintf(buf, len, "%s, %s", b1, b2);
 }
 
 typedef struct {
@@ -1402,20 +1018,21 @@ typedef struct {
 
 static void printRun(const Run *run, const Outcome *o, Tally *t)
 {
-    char where[160], bounds[200], tag[96];
+    char where[160], bounds[256], tag[96];
+    const hx_split_report *r = &o->v.r;
     describeRun(where, sizeof where, run);
-    boundaryText(bounds, sizeof bounds, o);
+    hx_split_brief(bounds, sizeof bounds, r);
     if (!strcmp(o->status, "pass")) {
         printf("  PASS  %-40s %s\n", where, bounds);
         return;
     }
     if (o->disagree)
         snprintf(tag, sizeof tag, "nondeterministic: the second launch "
-                 "differs; the first: %s", statusOf(o->kind));
-    else if (o->missing && !strcmp(o->status, "unwritten"))
-        snprintf(tag, sizeof tag, "unwritten: %s never written", o->group);
+                 "differs; the first: %s", o->v.status);
+    else if (o->v.group[0] && !r->nothing_written)
+        snprintf(tag, sizeof tag, "unwritten: %s never written", o->v.group);
     else
-        snprintf(tag, sizeof tag, "%s", hx_split_kind_name(o->kind));
+        snprintf(tag, sizeof tag, "%s", hx_split_kind_name(r->kind));
     printf("  FAIL  %-40s [%s] %s\n", where, tag, bounds);
     if (!t->fullShown) {
         t->fullShown = 1;
@@ -1423,11 +1040,7 @@ static void printRun(const Run *run, const Outcome *o, Tally *t)
         if (o->disagree)
             printf("(the first launch's report; the second launch's output "
                    "differed from it)\n");
-        hx_split_print(where, &o->r, stdout);
-        if (o->missing && !strcmp(o->status, "unwritten"))
-            printf("The %s were never written: the output holds none of "
-                   "them, and every slot they belong in still holds "
-                   "poison.\n", o->group);
+        hx_split_print(where, r, stdout);
         if (o->disagree)
             printf("A second launch on a freshly poisoned output gave a "
                    "different output or different writes outside it: the "
@@ -1437,11 +1050,11 @@ static void printRun(const Run *run, const Outcome *o, Tally *t)
     }
 }
 
-/* Runs the plan: every run in student mode; in grade mode up to the first
- * failing run, whose status is the verdict (what follows it would cost
- * host time, a large size's report most of all, and change nothing).
- * Returns the number of runs that passed. */
-static int runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
+/* Runs the plan, counting into *t: every run in student mode; in grade
+ * mode up to the first failing run, whose status is the verdict (what
+ * follows it would cost host time, a large size's report most of all,
+ * and change nothing). */
+static void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
                    Group *g, Tally *t)
 {
     memset(g, 0, sizeof *g);
@@ -1473,7 +1086,6 @@ static int runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
             break;
     }
     fflush(stdout);
-    return t->passed;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1598,7 +1210,8 @@ static int studentTiming(const Ctx *c, Buffers *b, const hx_device *dev,
 
     /* The floor of a row: the bytes it must move at the bandwidth of the
      * device-to-device memcpy, which moves 2n ints. */
-    const double ints2 = 2.0 * n * sizeof(int), memcpyMs = t[ROW_MEMCPY].median_ms;
+    const double ints2 = 2.0 * n * sizeof(int);
+    const double memcpyMs = t[ROW_MEMCPY].median_ms;
     const double floor2 = hx_floor_ms(ints2, ints2, memcpyMs);
     const double copyMs = t[ROW_COPY].median_ms;
     const int scan = scanLaunches(&b->scan);
@@ -1978,7 +1591,7 @@ static int reportModule(const Module *m, const hx_device *dev)
             fprintf(g_ev.f, "\"ok\"");
         } else if (m->status == MODULE_LOAD_ERROR) {
             fprintf(g_ev.f, "\"load_error\",\"error\":");
-            jsonString(g_ev.f, cuName(m->loadError));
+            jsonString(g_ev.f, moduleErrorName(m->loadError));
         } else {
             fprintf(g_ev.f, "\"signature\",\"entries\":");
             if (m->entryCount < 0) {
@@ -2000,8 +1613,8 @@ static int reportModule(const Module *m, const hx_device *dev)
         fprintf(stderr, "%s: the module %s does not load on this GPU "
                 "(compute capability %d.%d): %s: %s; rebuild it for this GPU "
                 "(make ARCH=%d%d)\n", g_prog, m->path, dev->major, dev->minor,
-                cuName(m->loadError), cuString(m->loadError), dev->major,
-                dev->minor);
+                moduleErrorName(m->loadError), moduleErrorText(m->loadError),
+                dev->major, dev->minor);
         return HX_EXIT_CUDA;
     }
     if (m->status == MODULE_SIGNATURE) {
@@ -2049,8 +1662,9 @@ static void eventEnd(const char *status, const Plan *p, int passed)
  * the L2, and at least 2^24 ints. */
 static size_t timingSize(const hx_device *dev)
 {
-    const size_t lo = (size_t)1 << 24, l2ints = dev->l2_bytes;
-    return l2ints > lo ? l2ints : lo;
+    const size_t lo = (size_t)1 << 24;
+    const size_t fourL2 = dev->l2_bytes;   /* ints: 4 bytes each */
+    return fourL2 > lo ? fourL2 : lo;
 }
 
 /* Frees everything and resets the device, holding the lock shared so
@@ -2062,7 +1676,7 @@ static void teardown(Buffers *b, Module *m)
     HX_CHECK(cudaDeviceReset());
     unlockGpu();
     hx_gpu_lock_close(&g_lock);
-    free(m->image);
+    moduleFree(m);
 }
 
 /* Everything one process holds. */
@@ -2076,6 +1690,7 @@ typedef struct {
     size_t timeN;         /* the timing's size */
     Buffers b;
     Group g;              /* the input on the host */
+    Ctx c;                /* what a run needs: the module, its limit */
     Tally t;
 } Session;
 
@@ -2094,8 +1709,8 @@ static int openFiles(Session *s, int argc, char **argv)
     if ((rc = checkArgs(&s->a, &s->o)) != HX_EXIT_OK)
         return rc;
     if ((rc = moduleRead(&s->m, s->a.module ? s->a.module
-                                             : defaultModulePath())) !=
-        HX_EXIT_OK)
+                                             : moduleDefaultPath(),
+                         g_prog)) != HX_EXIT_OK)
         return rc;
     if (s->a.grade) {
         g_ev.f = fopen(s->a.result, "w");
@@ -2124,7 +1739,7 @@ static int openDevice(Session *s)
     int rc;
     lockGpu(HX_LOCK_SHARED);
     if ((rc = hx_device_open(&s->dev, g_prog)) != HX_EXIT_OK ||
-        (rc = driverApiOpen()) != HX_EXIT_OK) {
+        (rc = moduleApiOpen(g_prog)) != HX_EXIT_OK) {
         g_ev.terminal = 1;
         return rc;
     }
@@ -2162,8 +1777,25 @@ static int openDevice(Session *s)
     return HX_EXIT_OK;
 }
 
+/* Step 3: every run of the plan; then, when the timing follows, its
+ * input: thirds at the timing size, the plan's last group unless --mix
+ * chose another. */
+static void runChecks(Session *s)
+{
+    unlockGpu();
+    if (!s->a.grade)
+        printHeader(&s->dev, &s->m, &s->plan, s->o.seed);
+    s->c.module = &s->m;
+    s->c.runTimeout = s->a.runTimeoutValue;
+    runPlan(&s->c, &s->b, &s->plan, s->o.seed, &s->g, &s->t);
+    s->checked = nowSeconds();
+    if (s->a.planArgs.timingN && s->t.passed == s->t.runs &&
+        !(s->g.valid && s->g.n == s->timeN && s->g.mix == HX_MIX_THIRDS))
+        groupHost(&s->b, &s->g, s->timeN, HX_MIX_THIRDS, s->o.seed);
+}
+
 /* Step 4 of grade mode: the timing when every run passed, then "end". */
-static int gradeFinish(Session *s, const Ctx *c)
+static int gradeFinish(Session *s)
 {
     const int allPassed = s->t.passed == s->t.runs;
     int timingBad = 0;
@@ -2172,7 +1804,7 @@ static int gradeFinish(Session *s, const Ctx *c)
                            : s->o.runs > MIN_ROUNDS ? s->o.runs : MIN_ROUNDS;
         const int warmup = s->o.warmup > GRADE_WARMUP ? s->o.warmup
                                                       : GRADE_WARMUP;
-        timingBad = gradeTiming(c, &s->b, &s->g, &s->o, rounds, warmup);
+        timingBad = gradeTiming(&s->c, &s->b, &s->g, &s->o, rounds, warmup);
     }
     eventEnd(timingBad ? "nondeterministic"
              : allPassed ? "pass" : s->t.firstFail, &s->plan, s->t.passed);
@@ -2182,7 +1814,7 @@ static int gradeFinish(Session *s, const Ctx *c)
 
 /* Step 4 of student mode: the summary, the timing when every run passed,
  * the wall time and the last line. */
-static int studentFinish(Session *s, const Ctx *c)
+static int studentFinish(Session *s)
 {
     const int allPassed = s->t.passed == s->t.runs;
     const int timeIt = allPassed && s->a.planArgs.timingN;
@@ -2193,7 +1825,7 @@ static int studentFinish(Session *s, const Ctx *c)
                "--grid BxT --check reruns one run)\n", g_prog);
     if (timeIt) {
         lockGpu(HX_LOCK_SHARED);
-        timingBad = studentTiming(c, &s->b, &s->dev, &s->g, &s->o);
+        timingBad = studentTiming(&s->c, &s->b, &s->dev, &s->g, &s->o);
         unlockGpu();
     }
     teardown(&s->b, &s->m);
@@ -2215,21 +1847,9 @@ int main(int argc, char **argv)
     int rc = openFiles(&s, argc, argv);
     if (rc != HX_EXIT_OK || s.o.help)
         return rc;
-    if ((rc = openDevice(&s)) != HX_EXIT_OK || s.m.status != MODULE_OK)
+    rc = openDevice(&s);
+    if (rc != HX_EXIT_OK || s.m.status != MODULE_OK)
         return rc;
-    unlockGpu();
-    if (!s.a.grade)
-        printHeader(&s.dev, &s.m, &s.plan, s.o.seed);
-
-    /* Step 3: every run of the plan. */
-    const Ctx c = {&s.m, s.a.runTimeoutValue};
-    runPlan(&c, &s.b, &s.plan, s.o.seed, &s.g, &s.t);
-    s.checked = nowSeconds();
-    /* The timing's input is thirds at the timing size, the plan's last
-     * group unless --mix chose another. */
-    if (s.a.planArgs.timingN && s.t.passed == s.t.runs &&
-        !(s.g.valid && s.g.n == s.timeN && s.g.mix == HX_MIX_THIRDS))
-        groupHost(&s.b, &s.g, s.timeN, HX_MIX_THIRDS, s.o.seed);
-
-    return s.a.grade ? gradeFinish(&s, &c) : studentFinish(&s, &c);
+    runChecks(&s);
+    return s.a.grade ? gradeFinish(&s) : studentFinish(&s);
 }

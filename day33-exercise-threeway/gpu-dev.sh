@@ -5,12 +5,16 @@
 #   timing (under `time`: the default run must take 10 s or less); the
 #   pristine starter failing [unwritten]; make status for the untouched
 #   starter, the solution and a wrong kernel; corpus kernels through the
-#   student path, each with its report and exit code; grade mode on the
-#   solution with --time twice (x_copy within 2%); grade mode on a kernel
-#   that hangs (exit 6, a timeout event naming the run); a module built for
-#   another GPU (a load_error event); compute-sanitizer memcheck, racecheck,
-#   initcheck and synccheck on --plan sanitize. BIG=1 adds the check at
-#   n = 2^31 - 1 (minutes of host time).
+#   student path, each with its report and exit code; the four off-by-one
+#   kernels (harness/tests/gpu_off_by_one.sh: boundary or out_of_bounds on
+#   the right boundary, never unwritten, whichever write wins on this GPU);
+#   grade mode on the solution with --time twice (x_copy within 2%); grade
+#   mode on a kernel that never writes a zero (status unwritten, group
+#   "zeros"); on a kernel that hangs (exit 6, a timeout event naming the
+#   run); a module built for another GPU (a load_error event);
+#   compute-sanitizer memcheck, racecheck, initcheck and synccheck on
+#   --plan sanitize. BIG=1 adds the check at n = 2^31 - 1 (minutes of host
+#   time).
 # Logs go to $OUT/gpu-dev when OUT is set, else to /tmp/gpu-dev. One line
 # per step, "ok" or "FAILED"; the exit code is the number of failed steps.
 set -u
@@ -22,7 +26,11 @@ mkdir -p "$logs"
 export ARCH=${ARCH:-90}
 corpus=../harness/grade-tests/corpus
 compiler="python3 ../harness/grader/compiler.py"
-ext=$([ "$(echo $ARCH | wc -w)" -gt 1 ] && echo fatbin || echo cubin)
+# The modules' extension, as the Makefile and compiler.py choose it: one
+# architecture after normalising (ARCH="90 sm_90" is one) is a cubin.
+ext=$(cd ../harness/grader && python3 -c 'import sys, compiler
+print("fatbin" if len(compiler.parse_arch(sys.argv[1])) > 1 else "cubin")' "$ARCH") ||
+    { echo "FAILED  ARCH=$ARCH: not a list of compute capabilities"; exit 1; }
 failed=0
 
 step() {   # step NAME: the rest of the line is the test, run by bash
@@ -88,6 +96,8 @@ corpus_case nondeterministic 1 '\[nondeterministic'
 corpus_case crash 4 'cudaErrorIllegalAddress'
 corpus_case timeout 6 'ran past its limit'
 
+step off-by-one "ARCH=$ARCH OUT=$logs/off-by-one bash ../harness/tests/gpu_off_by_one.sh"
+
 # Grade mode: the solution, timed twice with different seeds.
 step grade-time-twice "
     for k in 1 2; do
@@ -117,6 +127,23 @@ step grade-starter "
     ./threeway --grade --module build/starter.$ext --result $logs/grade-starter.jsonl --seed 7; rc=\$?
     tail -n 2 $logs/grade-starter.jsonl
     [ \$rc -eq 0 ] && tail -n 1 $logs/grade-starter.jsonl | grep -q '\"status\":\"unwritten\"'"
+
+# A kernel that never writes a zero: the first failing run is unwritten,
+# and its result names the zeros as the group never written.
+step grade-no-zeros "
+    sed 's/out\[dst\] = v;/if (v != 0) out[dst] = v;/' solution/threeway.cu > $logs/no-zeros.cu
+    ! cmp -s solution/threeway.cu $logs/no-zeros.cu || { echo 'the edit no longer matches solution/threeway.cu'; exit 1; }
+    $compiler $logs/no-zeros.cu --out $logs/no-zeros.$ext --arch '$ARCH' || exit 1
+    ./threeway --grade --module $logs/no-zeros.$ext --result $logs/grade-no-zeros.jsonl --seed 7; rc=\$?
+    grep -v '\"event\":\"start\"' $logs/grade-no-zeros.jsonl | tail -n 2
+    [ \$rc -eq 0 ] && python3 - $logs/grade-no-zeros.jsonl <<'EOF'
+import json, sys
+ev = [json.loads(line) for line in open(sys.argv[1])]
+bad = [e for e in ev if e['event'] == 'result' and e['status'] != 'pass']
+assert ev[-1]['event'] == 'end' and ev[-1]['status'] == 'unwritten', ev[-1]
+assert len(bad) == 1 and bad[0]['group'] == 'zeros', bad
+print('unwritten, group', bad[0]['group'], 'at run', bad[0]['run'])
+EOF"
 
 step grade-hang "
     $(declare -f module_of); compiler='$compiler'; corpus=$corpus; logs=$logs; ext=$ext; ARCH=$ARCH

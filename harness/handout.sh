@@ -27,6 +27,7 @@ EXCLUDE=(
     "harness/grade-tests|the grading corpus: kernels that pass, expected verdicts, transcripts quoting the answers"
     "harness/evidence.sh|captures the maintainers' transcripts; runs the reference solution and the corpus"
     "harness/tests/gpu_off_by_one.sh|makes wrong kernels from the reference solution, whose lines it quotes"
+    "day33-exercise-threeway/gpu-dev.sh|the exercise's GPU checks for maintainers; runs the reference solution and the grading corpus"
 )
 SPOILER='negRank\[i\] - zeroRank'
 
@@ -167,7 +168,7 @@ if grep -rn -- "$SPOILER" "$dest"; then
 fi
 ex=$top/day33-exercise-threeway
 trim() { sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
-lines=$(grep -hvE '^[[:space:]]*(\*|/\*|//|$)' "$ex"/solution/*.cu | trim |
+lines=$(grep -hvE '^[[:space:]]*(\*|/\*|//|$)' "$ex"/solution/threeway.cu | trim |
         grep -vxF -f <(trim < "$ex/threeway.cu") | grep -iE 'neg|zero' |
         awk 'length >= 10' || true)
 [ -n "$lines" ] || die "found no line of the reference kernel to look for: update the check"

@@ -15,7 +15,7 @@ $(ONEPASS_DIR)/onepass.o: solution/onepass.cu $(SCAN_DIR)/lookback.cuh \
 	$(NVCC) $(NVCC_ALL) -c $< -o $@
 
 # The reference solution's scatterThreeWay, the two-scan row's last step.
-$(ONEPASS_DIR)/threeway.o: solution/threeway.cu
+$(ONEPASS_DIR)/threeway.o: solution/threeway.cu $(HX_NVCC_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ALL) -c $< -o $@
 
