@@ -32,10 +32,10 @@
  * of that window has finished its own walk, so prefixes spread forward by
  * at most one window per round trip: with windows of W tiles and round
  * trips of L, at most W / L tiles per unit of time finish, however many
- * blocks run. Tiles of 4,096 ints moving at the H200's copy bandwidth come
- * about 100 per microsecond, faster than a window of 32 can pass them on if
- * a round trip takes more than a third of a microsecond; 64 or 128 leave
- * room (LookbackPolicy, and scan.cu's --variants measures them).
+ * blocks run. At 4 TB/s, reads and writes together, tiles of 4,096 ints
+ * go by at about 120 per microsecond: a window of 32 keeps up only while a
+ * round trip takes less than a quarter of a microsecond; 64 or 128 leave
+ * room (LookbackPolicy; scan.cu's --variants measures them).
  *
  * WHAT A CALLER PROVIDES
  * - Ops, the aggregate's policy (LookbackSum, LookbackCounts below, or its

@@ -4,7 +4,7 @@
 #   day31      scan --check, the default run (timed), --variants, --sweep
 #              (its CSV beside the transcript), compute-sanitizer
 #   onepass    the exercise's one-pass split (solution/onepass.cu): its
-#              check and its table
+#              check, its table and --variants (every configuration)
 #   day33      compaction --check, the default size, --n 8387997, sanitizers
 #   threeway   the reference passing, the starter failing, the two wrong
 #              kernels' reports, memcheck of the reference
@@ -49,6 +49,7 @@ for part in $parts; do
         make -s -C $ex -f Makefile -f solution/onepass.mk threeway-onepass >>"$dest/build.log" 2>&1
         $cap "$t" ./$ex/threeway-onepass --check
         $cap "$t" ./$ex/threeway-onepass
+        $cap "$t" ./$ex/threeway-onepass --variants
         $cap "$t" $san --tool memcheck ./$ex/threeway-onepass --check --n 530001
         $cap "$t" $san --tool racecheck ./$ex/threeway-onepass --check --n 530001
         ;;
