@@ -203,19 +203,21 @@ typedef LookbackPolicy<4, true, 0> LookbackRelaxed128;
 typedef LookbackPolicy<1, true, 128> LookbackRelaxed32Backoff;
 typedef LookbackPolicy<4, true, 128> LookbackRelaxed128Backoff;
 
-/* Debug knob of the checks (stallNs > 0; 0 in every timed run): about one
- * tile in eight sleeps before publishing its aggregate, so successors find
- * it invalid and wait (and back off); and the tiles of one run of 2 W in
- * 8 W (W the window: 32, 64 or 128 tiles) sleep before publishing their
- * prefixes, so the run's later tiles find only aggregates in their first
- * window and must move it back. The first run is tiles 2 W to 4 W - 1: a
- * check needs more than 3 W tiles to see a window move back (97, 193,
- * 385). */
+/* Debug knob of the checks (stallNs > 0; 0 in every timed run). About one
+ * tile in eight sleeps stallNs before publishing its aggregate, so
+ * successors find it invalid and wait (and back off). The tiles of one run
+ * of 2 W in 8 W (W the window: 32, 64 or 128 tiles; the first run is
+ * tiles 2 W to 4 W - 1) never publish their prefixes: their words stay
+ * aggregates, so every tile whose nearest W predecessors lie in a run
+ * finds no prefix in its first window and must move it back, whatever the
+ * timing, the grid or the backoff (a check needs more than 3 W tiles to
+ * see one: 97, 193, 385). Nothing waits for a prefix, so withholding one
+ * only makes walks longer. */
 __device__ inline bool lookbackStallsAggregate(unsigned tile)
 {
     return (tile * 2654435761u) >> 29 == 0u;
 }
-__device__ inline bool lookbackStallsPrefix(unsigned tile, unsigned window)
+__device__ inline bool lookbackWithholdsPrefix(unsigned tile, unsigned window)
 {
     return (tile / (2u * window)) % 4u == 1u;
 }
@@ -305,7 +307,7 @@ lookbackTileWith(unsigned long long *state, unsigned tile,
     long long nearest = (long long)tile - 1;
     for (;;) {
         unsigned long long w[K];
-        int stop;   /* d of the nearest prefix; 32 K: every word an aggregate */
+        int stop;   /* d of the nearest prefix; 32 K: only aggregates */
         unsigned sleep = Policy::BACKOFF_NS;
         for (;;) {
 #pragma unroll
@@ -366,12 +368,11 @@ lookbackTileWith(unsigned long long *state, unsigned tile,
     }
 
     const T inclusive = Ops::combine(exclusive, aggregate);
-    if (lane == 0) {
-        if (stallNs && lookbackStallsPrefix(tile, Policy::WINDOW))
-            __nanosleep(stallNs);
+    const bool withhold =
+        stallNs && lookbackWithholdsPrefix(tile, Policy::WINDOW);
+    if (lane == 0 && !withhold)
         lookbackPublish<Policy::RELAXED>(
             &status[tile], Ops::bits(inclusive) | LOOKBACK_PREFIX);
-    }
     return LookbackResult<T>{exclusive, inclusive};
 }
 

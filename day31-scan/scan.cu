@@ -778,7 +778,8 @@ static const Variant checkFixed[] = {
 #define CHECK_FIXED (sizeof checkFixed / sizeof checkFixed[0])
 
 /* Every other configuration with the look-back's debug stalls
- * (predecessors that publish late, windows that must move back), every
+ * (aggregates published late, prefixes withheld: windows that must move
+ * back), every
  * other one inclusive, and the untuned one (the other tile loop) on 3
  * blocks. --variants checks each as it is timed before timing it. */
 #define CHECK_VARIANTS (CHECK_FIXED + PASS_CONFIGS)
@@ -1106,8 +1107,8 @@ static int selfCheck(const hx_device *dev, const hx_opts *o)
     const size_t huge = ((size_t)1 << 30) + 12345;
     /* A tile of the production configuration is 4096 ints: sizes around
      * it, 600 tiles plus a partial vector (the debug stalls' runs of
-     * prefixes published late span tiles 64 to 511, by window: the tiles
-     * that find no prefix in a window of 128 begin at 385), and 2^24 (4096
+     * withheld prefixes span tiles 64 to 511, by window: the tiles that
+     * find no prefix in a window of 128 begin at 384), and 2^24 (4096
      * tiles) and up for a deep look-back. */
     const size_t sizes[] = {0, 1, 3, 255, 256, 257, 4095, 4096, 4097,
                             65535, 65536, 65537, 600 * 4096 + 3, 16777216,

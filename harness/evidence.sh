@@ -35,8 +35,9 @@ for part in $parts; do
         $cap "$t" ./day31-scan/scan --sweep --csv "$dest/scan-sweep-h200.csv"
         # The lesson's plot, where this machine has matplotlib (else one line).
         $cap "$t" python3 harness/plot.py "$dest/scan-sweep-h200.csv" --out "$dest/sweep-h200.png"
-        # Small runs, the single pass over 130 tiles of 4096 (a look-back
-        # window moved back past 32 tiles, the debug stalls on).
+        # Small runs, the single pass over 130 tiles of 4096 (the debug
+        # stalls on: windows of 32 move back; the 3-block runs loop over
+        # tiles).
         $cap "$t" $san --tool memcheck --leak-check full ./day31-scan/scan --n 530001 --runs 2 --warmup 1
         for tool in memcheck racecheck synccheck initcheck; do
             $cap "$t" $san --tool $tool ./day31-scan/scan --check --n 530001

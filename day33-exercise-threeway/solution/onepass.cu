@@ -262,13 +262,15 @@ typedef struct {
 static void onePassCreate(OnePass *p, const hx_device *dev, size_t n)
 {
     p->n = n;
+    const size_t mostTiles = n / SPLIT_SMALLEST_TILE + 1;
     HX_CHECK(cudaMalloc(&p->mem, 2 * sizeof(unsigned long long) +
-                                     lookbackBytes(n / SPLIT_SMALLEST_TILE + 1)));
+                                     lookbackBytes(mostTiles)));
     for (int c = 0; c < SPLIT_CONFIGS; ++c) {
         int perSm = 0;
         HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &perSm, splitConfigs[c].kernel, splitConfigs[c].threads, 0));
-        p->resident[c] = (unsigned)(perSm > 0 ? perSm : 1) * (unsigned)dev->sms;
+        p->resident[c] =
+            (unsigned)(perSm > 0 ? perSm : 1) * (unsigned)dev->sms;
     }
     p->countGrid = hx_grid_for(dev, n / 4 + 1, BLOCK);
 }
@@ -637,10 +639,10 @@ static int checkRow(Problem *p, const Row *r, Host *h, int full,
 }
 
 /* The rows the self-check runs: these, then every other configuration
- * with the look-back's debug stalls (predecessors that publish late,
- * windows that must move back) and the untuned one (the other tile loop)
- * on 3 blocks (checkRowsBuild). --variants checks each configuration as it
- * is timed before timing it. */
+ * with the look-back's debug stalls (aggregates published late, prefixes
+ * withheld: windows that must move back) and the untuned one (the other
+ * tile loop) on 3 blocks (checkRowsBuild). --variants checks each
+ * configuration as it is timed before timing it. */
 static const Row checkFixed[] = {
     {"onePassSplit", R_ONE_PASS, 0, SPLIT_PROD},
     {"onePassSplit, 3 blocks", R_ONE_PASS, F_SMALL_GRID, SPLIT_PROD},
@@ -734,7 +736,7 @@ static int selfCheck(const hx_device *dev, const hx_opts *o)
         2 * (size_t)hx_rng_below(&rng, (uint64_t)1 << 24) + 1;
     const size_t huge = ((size_t)1 << 30) + 12345;
     /* A tile is 4096 elements: sizes around one, 600 tiles and a partial
-     * vector (the debug stalls' late prefixes span tiles 64 to 511, by
+     * vector (the debug stalls' withheld prefixes span tiles 64 to 511, by
      * window), 4097 tiles. */
     const size_t sizes[] = {0, 1, 2, 3, 255, 256, 257, 4095, 4096, 4097,
                             65537, 600 * 4096 + 3, 16777217, randomOdd, huge};
