@@ -1,13 +1,14 @@
 /* lookback.cuh: the machinery of every single-pass kernel in the course:
  * tile indices in start order, one status word per tile, the decoupled
- * look-back, and the striped tile (vector loads and stores, and the scan of
- * a tile that feeds the look-back).
+ * look-back, the striped tile (vector loads and stores, and the scan of a
+ * tile that feeds the look-back), and the two tile loops a kernel runs.
  *
  * Used by day31-scan/scan.cu (singlePassScan: the aggregate is an int sum),
  * day33-compaction (the aggregate is a count of survivors) and the
  * exercise's one-pass three-way split (two counts: negatives and zeros).
- * A header, not a .cu: everything here is a template over the tile shape
- * and the aggregate's type, and a template is compiled where it is used.
+ * A header, not a .cu: everything here is a template over the tile shape,
+ * the aggregate's type and the look-back's policy, and a template is
+ * compiled where it is used.
  *
  * THE IDEA. The input is cut into tiles of BLOCK * ITEMS elements, one
  * block per tile at a time. A tile's output needs the combination (the sum,
@@ -17,61 +18,86 @@
  *                       tile (it waits for nobody to do that);
  *   LOOKBACK_PREFIX     its inclusive prefix, as soon as it knows it.
  * To learn its exclusive prefix, one warp of the tile reads the words of
- * the 32 tiles before it, waits until none of them is LOOKBACK_INVALID,
- * combines the aggregates from the nearest tile back to the nearest one
- * that has published a prefix (that prefix included), and stops there; if
- * none of the 32 has, it moves the window 32 tiles further back. Tile 0
+ * the tiles just before it, a window of 32 * LANE_WORDS of them at once
+ * (each lane reads LANE_WORDS words), nearest first. The nearest word that
+ * is not an aggregate decides: a prefix ends the walk (the warp combines it
+ * with every aggregate nearer than it); a word still LOOKBACK_INVALID is
+ * read again until it is not; with every word of the window an aggregate,
+ * the warp combines them all and moves the window back past them. Tile 0
  * publishes its prefix at once. A tile rarely waits for the tile before it
  * to finish: only for it to have reduced its own elements.
  *
+ * WHY THE WINDOW'S WIDTH MATTERS. Each round of the walk costs one round
+ * trip to the L2. A tile finds a prefix in its first window only if a tile
+ * of that window has finished its own walk, so prefixes spread forward by
+ * at most one window per round trip: with windows of W tiles and round
+ * trips of L, at most W / L tiles per unit of time finish, however many
+ * blocks run. At 4 TB/s, reads and writes together, tiles of 4,096 ints
+ * go by at about 120 per microsecond: a window of 32 keeps up only while a
+ * round trip takes less than a quarter of a microsecond; 64 or 128 leave
+ * room (LookbackPolicy; scan.cu's --variants measures them).
+ *
  * WHAT A CALLER PROVIDES
  * - Ops, the aggregate's policy (LookbackSum, LookbackCounts below, or its
- *   own): a value_type; identity(); combine(a, b), associative and
- *   commutative (the window is combined as a warp reduction, in no fixed
- *   order); bits(v), the value packed into bits 2..63 of a word, low two
- *   bits zero; value(w), its inverse, ignoring the low two bits. Every
- *   partial combination of consecutive tiles must fit the packing (for
- *   counts: below 2^31, which n <= 2^31 - 1 guarantees).
+ *   own): a value_type (trivially copyable, a whole number of 32-bit
+ *   words); identity(); combine(a, b), associative and commutative (the
+ *   window is combined as a warp reduction, in no fixed order); bits(v),
+ *   the value packed into bits 2..63 of a word, low two bits zero;
+ *   value(w), its inverse, ignoring the low two bits. Every aggregate and
+ *   every inclusive prefix must fit the packing (for counts: below 2^31,
+ *   which n <= 2^31 - 1 guarantees); partial combinations inside the warp
+ *   are not packed.
+ * - Policy (LookbackPolicy below): how many words each lane reads per
+ *   round, relaxed or acquire-release, and whether a warp that meets a word
+ *   still invalid sleeps before reading again.
  * - state: lookbackBytes(tiles) bytes of device memory, all zero when the
  *   kernel starts: one cudaMemsetAsync before each launch (counted as a
  *   launch in every table). Word 0 counts the tiles handed out; word 1 + t
  *   is tile t's status.
- * - Tile indices from lookbackNextTile, never blockIdx.x (see DEADLOCK).
- *   A block may take tiles in a loop until the index passes the last tile;
- *   any grid of at least one block covers every tile.
- * - lookbackTile called by all 32 lanes of one warp, once per tile, with
- *   the tile's aggregate. It returns the tile's exclusive and inclusive
- *   prefixes to those 32 lanes; the caller passes them to the rest of the
- *   block through shared memory.
+ * - Tile indices from lookbackNextTile or lookbackTakeTile, never
+ *   blockIdx.x (see DEADLOCK). A block takes tiles in a loop until an index
+ *   passes the last tile; any grid of at least one block covers every tile.
+ *   The two loops at the end of this file (lookbackEachTile,
+ *   lookbackEachTileAhead) do this for a kernel.
+ * - lookbackTileWith (or lookbackTile) called by all 32 lanes of one warp,
+ *   once per tile, with the tile's aggregate. It returns the tile's
+ *   exclusive and inclusive prefixes to those 32 lanes; the caller passes
+ *   them to the rest of the block through shared memory.
  * WHERE THE TOTAL LANDS: nowhere by itself. The inclusive prefix of the
  * last tile is the total; the block that handles that tile writes it where
  * the caller wants it (scan.cu: a device int, like the course scan).
  *
  * DEADLOCK. A tile waits only on tiles with smaller indices, and only
- * until their words leave LOOKBACK_INVALID, which each of them does as soon
- * as its block has reduced its own elements. Indices come from an atomic
- * counter, so they are handed out in the order blocks start: whoever holds
- * index j < k started before the block holding k, is resident now (or has
- * finished), and publishes its aggregate without waiting for anyone. So
- * every wait ends, with any number of blocks and any scheduling. With
- * blockIdx.x as the tile index this fails: CUDA does not promise to start
- * blocks in index order, so block k may be resident and spinning on block
- * k - 1 that has not started; when every resident block spins on one that
- * cannot start until a resident block finishes, nothing moves again.
+ * until their words leave LOOKBACK_INVALID. A block publishes a tile's
+ * aggregate as soon as it has reduced it, which waits at most for the
+ * block to finish the tile it held before (lookbackEachTileAhead holds the
+ * next tile, and loads it, while it finishes the current one), and that
+ * tile has a smaller index: indices come from an atomic counter, in the
+ * order blocks ask, so a block's indices grow. Every wait therefore points
+ * at a smaller index, and the block holding it is running now (it took the
+ * index while running) or has finished: by induction from tile 0, which
+ * waits for nobody, every wait ends, with any number of blocks and any
+ * scheduling. With blockIdx.x as the tile index this fails: CUDA does not
+ * promise to start blocks in index order, so block k may be resident and
+ * spinning on block k - 1 that has not started; when every resident block
+ * spins on one that cannot start until a resident block finishes, nothing
+ * moves again.
  *
  * MEMORY ORDERING. A status word holds the flag and the value together and
  * is written and read whole (64 bits, through cuda::atomic_ref at device
- * scope), so a reader that sees a flag sees the value published with it.
- * Publishing is a release store and the look-back's reads are acquire
- * loads (PTX st.release.gpu / ld.acquire.gpu, there from sm_70, so on every
- * GPU of the course from sm_75 on): whatever a tile wrote before it
- * published is visible to a tile that read the word. The kernels here
- * convey nothing else through the word, so for them relaxed atomics would
- * be enough (the template parameter RELAXED selects them, and scan.cu's
- * --variants times both); acquire-release is the default because a caller
- * that does pass data alongside the word then needs nothing more.
- * state is reset between launches by a memset, which the kernel boundary
- * orders.
+ * scope), so a reader that sees a flag sees the value published with it:
+ * for these kernels, whose only message is the word itself, relaxed
+ * atomics (PTX ld.relaxed.gpu / st.relaxed.gpu) are enough. Acquire and
+ * release (ld.acquire.gpu / st.release.gpu, Policy RELAXED = false) also
+ * make whatever the publisher wrote before visible to a reader of the
+ * word, and cost for it: a release store is a fence first (MEMBAR in the
+ * SASS), which waits for the publishing thread's earlier memory operations
+ * to complete, its stores and, in lookbackEachTileAhead, the next tile's
+ * loads still in flight; an acquire load is followed by an invalidation of
+ * the SM's L1 (CCTL). day31-scan/gpu-dev.sh counts both in the SASS of
+ * every configuration. Both orders are sm_70 PTX, so on every GPU of the
+ * course from sm_75 on. state is reset between launches by a memset, which
+ * the kernel boundary orders.
  *
  * THE STRIPED TILE (StripedTile). Seen as int4 vectors, thread t holds the
  * tile's vectors t, t + BLOCK, t + 2 * BLOCK, ...: each warp-wide vector
@@ -85,6 +111,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cuda/atomic>
 
 /* The two low bits of a status word. 0 is what the reset memset leaves. */
@@ -148,18 +175,51 @@ template <typename T> struct LookbackResult {
     T inclusive;   /* the same, this tile included */
 };
 
-/* Debug knob of the checks (stallNs > 0; 0 in every timed run): about one
- * tile in eight sleeps before publishing its aggregate, so successors spin
- * on LOOKBACK_INVALID; and every tile of one run of 64 in 256 sleeps before
- * publishing its prefix, so tiles up to 64 places later find only
- * aggregates and must move their window back past 32 tiles. */
+/* How the look-back reads. LANE_WORDS: status words each lane reads per
+ * round (1, 2 or 4: a window of 32, 64 or 128 tiles). RELAXED: relaxed
+ * atomics, else acquire-release (see MEMORY ORDERING). BACKOFF_NS: 0 reads
+ * a window again at once while its deciding word is invalid; else the warp
+ * first sleeps BACKOFF_NS, twice that the next time, up to
+ * LOOKBACK_BACKOFF_CAP times BACKOFF_NS, so that waiting warps leave the L2
+ * and the issue slots to the blocks doing work. */
+template <int LANE_WORDS_, bool RELAXED_, unsigned BACKOFF_NS_>
+struct LookbackPolicy {
+    static_assert(LANE_WORDS_ == 1 || LANE_WORDS_ == 2 || LANE_WORDS_ == 4,
+                  "a window of 32, 64 or 128 tiles");
+    static constexpr int LANE_WORDS = LANE_WORDS_;
+    static constexpr int WINDOW = 32 * LANE_WORDS_;
+    static constexpr bool RELAXED = RELAXED_;
+    static constexpr unsigned BACKOFF_NS = BACKOFF_NS_;
+};
+#define LOOKBACK_BACKOFF_CAP 8u
+
+/* The policies the course's configuration tables name. LookbackAcqRel32
+ * is the first form (lookbackTile); backoff starts at 128 ns (up to 1 us). */
+typedef LookbackPolicy<1, false, 0> LookbackAcqRel32;
+typedef LookbackPolicy<4, false, 0> LookbackAcqRel128;
+typedef LookbackPolicy<1, true, 0> LookbackRelaxed32;
+typedef LookbackPolicy<2, true, 0> LookbackRelaxed64;
+typedef LookbackPolicy<4, true, 0> LookbackRelaxed128;
+typedef LookbackPolicy<1, true, 128> LookbackRelaxed32Backoff;
+typedef LookbackPolicy<4, true, 128> LookbackRelaxed128Backoff;
+
+/* Debug knob of the checks (stallNs > 0; 0 in every timed run). About one
+ * tile in eight sleeps stallNs before publishing its aggregate, so
+ * successors find it invalid and wait (and back off). The tiles of one run
+ * of 2 W in 8 W (W the window: 32, 64 or 128 tiles; the first run is
+ * tiles 2 W to 4 W - 1) never publish their prefixes: their words stay
+ * aggregates, so every tile whose nearest W predecessors lie in a run
+ * finds no prefix in its first window and must move it back, whatever the
+ * timing, the grid or the backoff (a check needs more than 3 W tiles to
+ * see one: 97, 193, 385). Nothing waits for a prefix, so withholding one
+ * only makes walks longer. */
 __device__ inline bool lookbackStallsAggregate(unsigned tile)
 {
     return (tile * 2654435761u) >> 29 == 0u;
 }
-__device__ inline bool lookbackStallsPrefix(unsigned tile)
+__device__ inline bool lookbackWithholdsPrefix(unsigned tile, unsigned window)
 {
-    return (tile / 64u) % 4u == 1u;
+    return (tile / (2u * window)) % 4u == 1u;
 }
 
 template <bool RELAXED>
@@ -179,6 +239,20 @@ __device__ inline unsigned long long lookbackRead(unsigned long long *word)
                           : cuda::memory_order_acquire);
 }
 
+/* __shfl_xor_sync of any trivially copyable value, 32 bits at a time. */
+template <typename T>
+__device__ inline T lookbackShflXor(T v, int lanes)
+{
+    static_assert(sizeof(T) % 4 == 0, "a whole number of 32-bit words");
+    unsigned u[sizeof(T) / 4];
+    memcpy(u, &v, sizeof v);
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(T) / 4); ++i)
+        u[i] = __shfl_xor_sync(0xffffffffu, u[i], lanes);
+    memcpy(&v, u, sizeof v);
+    return v;
+}
+
 /* Every thread of the block calls it; returns, in all of them, the next
  * tile index in the order blocks ask for one. slot is a __shared__
  * unsigned of the caller. One barrier: thread 0 writes slot before it and
@@ -192,75 +266,125 @@ __device__ inline unsigned lookbackNextTile(unsigned long long *state,
     return *slot;
 }
 
+/* The next tile index, taken by one thread alone (no barrier): that thread
+ * may hold it in a register while the block works, so the atomic's round
+ * trip overlaps the work, and hand it over later (lookbackEachTileAhead). */
+__device__ inline unsigned lookbackTakeTile(unsigned long long *state)
+{
+    return (unsigned)atomicAdd(state, 1ull);
+}
+
 /* The look-back of tile `tile`, by all 32 lanes of one warp (the same
  * tile and aggregate in every lane). Publishes the aggregate, finds the
  * exclusive prefix, publishes the inclusive prefix, and returns both in
  * every lane. stallNs: the debug knob above (0: off). */
-template <class Ops, bool RELAXED = false>
+template <class Ops, class Policy>
 __device__ LookbackResult<typename Ops::value_type>
-lookbackTile(unsigned long long *state, unsigned tile,
-             typename Ops::value_type aggregate, unsigned stallNs)
+lookbackTileWith(unsigned long long *state, unsigned tile,
+                 typename Ops::value_type aggregate, unsigned stallNs)
 {
     typedef typename Ops::value_type T;
+    constexpr int K = Policy::LANE_WORDS;
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x % 32;
     unsigned long long *status = state + 1;
 
     if (tile == 0) {
         if (lane == 0)
-            lookbackPublish<RELAXED>(&status[0],
-                                     Ops::bits(aggregate) | LOOKBACK_PREFIX);
+            lookbackPublish<Policy::RELAXED>(
+                &status[0], Ops::bits(aggregate) | LOOKBACK_PREFIX);
         return LookbackResult<T>{Ops::identity(), aggregate};
     }
     if (lane == 0) {
         if (stallNs && lookbackStallsAggregate(tile)) __nanosleep(stallNs);
-        lookbackPublish<RELAXED>(&status[tile],
-                                 Ops::bits(aggregate) | LOOKBACK_AGGREGATE);
+        lookbackPublish<Policy::RELAXED>(
+            &status[tile], Ops::bits(aggregate) | LOOKBACK_AGGREGATE);
     }
 
     T exclusive = Ops::identity();
-    /* Lane l reads tile nearest - l: the window runs backwards from the
-     * tile just before this one. */
+    /* The window, nearest first: word m of lane l is tile nearest - d,
+     * d = 32 m + l (each of the K reads is one coalesced warp load). */
     long long nearest = (long long)tile - 1;
     for (;;) {
-        const long long at = nearest - lane;
-        unsigned long long w;
-        /* Before tile 0 there is nothing: an identity prefix. The window
-         * only reaches there past tile 0's own prefix, which ends it. */
-        do
-            w = at >= 0 ? lookbackRead<RELAXED>(&status[at])
-                        : LOOKBACK_PREFIX;
-        while (__any_sync(full, (w & LOOKBACK_FLAGS) == LOOKBACK_INVALID));
-
-        /* Lowest lane holding a prefix = nearest tile that has one. */
+        unsigned long long w[K];
+        int stop;   /* d of the nearest prefix; 32 K: only aggregates */
+        unsigned sleep = Policy::BACKOFF_NS;
+        for (;;) {
+#pragma unroll
+            for (int m = 0; m < K; ++m) {
+                const long long at = nearest - 32 * m - lane;
+                /* Before tile 0 there is nothing: an identity prefix. The
+                 * window only reaches there past tile 0's own prefix,
+                 * which ends the walk first. */
+                w[m] = at >= 0 ? lookbackRead<Policy::RELAXED>(&status[at])
+                               : Ops::bits(Ops::identity()) | LOOKBACK_PREFIX;
+            }
+            /* The nearest word that is not an aggregate decides. */
+            int first = 32 * K;
+            bool prefix = false;
+#pragma unroll
+            for (int m = K - 1; m >= 0; --m) {
+                const unsigned long long flag = w[m] & LOOKBACK_FLAGS;
 #ifndef LOOKBACK_BROKEN
-        const unsigned prefixes =
-            __ballot_sync(full, (w & LOOKBACK_FLAGS) == LOOKBACK_PREFIX);
+                const unsigned pre =
+                    __ballot_sync(full, flag == LOOKBACK_PREFIX);
 #else
-        /* A deliberate bug, built only by day31-scan/gpu-dev.sh to prove
-         * that the checks catch it: an aggregate taken for a prefix. */
-        const unsigned prefixes =
-            __ballot_sync(full, (w & LOOKBACK_FLAGS) != LOOKBACK_INVALID);
+                /* A deliberate bug, built only by day31-scan/gpu-dev.sh to
+                 * prove that the checks catch it: an aggregate taken for a
+                 * prefix. */
+                const unsigned pre =
+                    __ballot_sync(full, flag != LOOKBACK_INVALID);
 #endif
-        const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
-        T v = lane <= stop ? Ops::value(w) : Ops::identity();
-        /* Combine the window in every lane (a butterfly). Each partial is
-         * a combination of consecutive tiles, so it fits the packing. */
+                const unsigned inv =
+                    __ballot_sync(full, flag == LOOKBACK_INVALID);
+                if (pre | inv) {
+                    first = 32 * m + __ffs(pre | inv) - 1;
+                    prefix = (pre >> (first % 32)) & 1u;
+                }
+            }
+            if (first == 32 * K || prefix) {
+                stop = first;
+                break;
+            }
+            /* Tile nearest - first has not published yet: read again. */
+            if constexpr (Policy::BACKOFF_NS != 0) {
+                __nanosleep(sleep);
+                if (sleep < LOOKBACK_BACKOFF_CAP * Policy::BACKOFF_NS)
+                    sleep *= 2;
+            }
+        }
+
+        /* Combine the words up to the prefix (all of them without one) in
+         * every lane: a butterfly over the lanes' partial combinations. */
+        T v = Ops::identity();
+#pragma unroll
+        for (int m = 0; m < K; ++m)
+            if (32 * m + lane <= stop) v = Ops::combine(v, Ops::value(w[m]));
         for (int off = 16; off > 0; off /= 2)
-            v = Ops::combine(v, Ops::value(__shfl_xor_sync(
-                                    full, Ops::bits(v), off)));
+            v = Ops::combine(v, lookbackShflXor(v, off));
         exclusive = Ops::combine(v, exclusive);
-        if (prefixes) break;
-        nearest -= 32;
+        if (stop < 32 * K) break;
+        nearest -= 32 * K;
     }
 
     const T inclusive = Ops::combine(exclusive, aggregate);
-    if (lane == 0) {
-        if (stallNs && lookbackStallsPrefix(tile)) __nanosleep(stallNs);
-        lookbackPublish<RELAXED>(&status[tile],
-                                 Ops::bits(inclusive) | LOOKBACK_PREFIX);
-    }
+    const bool withhold =
+        stallNs && lookbackWithholdsPrefix(tile, Policy::WINDOW);
+    if (lane == 0 && !withhold)
+        lookbackPublish<Policy::RELAXED>(
+            &status[tile], Ops::bits(inclusive) | LOOKBACK_PREFIX);
     return LookbackResult<T>{exclusive, inclusive};
+}
+
+/* The first form of the look-back, kept for callers written against it:
+ * a window of 32, no backoff, acquire-release unless RELAXED. */
+template <class Ops, bool RELAXED = false>
+__device__ LookbackResult<typename Ops::value_type>
+lookbackTile(unsigned long long *state, unsigned tile,
+             typename Ops::value_type aggregate, unsigned stallNs)
+{
+    return lookbackTileWith<Ops, LookbackPolicy<1, RELAXED, 0> >(
+        state, tile, aggregate, stallNs);
 }
 
 /* The striped tile of BLOCK threads, ITEMS ints each (see the top). All
@@ -397,5 +521,98 @@ template <int BLOCK, int ITEMS> struct StripedTile {
         return st.partial[j * WARPS + threadIdx.x / 32] + scanned - own;
     }
 };
+
+/* ------------------------------------------------------------------------
+ * The tile loops. A single-pass kernel is a loop over the tiles its block
+ * takes; Body is what it does with one of them:
+ *     body(tile, base, vec, x)
+ * called by every thread of the block with the tile's index, its first
+ * element, whether it may use 16-byte vectors (aligned, from the caller,
+ * and StripedTile::vectorOk), and x, the thread's vectors of the tile
+ * already loaded (StripedTile::load; slots at or past n hold pad). body may
+ * change x. It must contain a __syncthreads() (StripedTile::scanUp has
+ * one), and may reuse its shared memory from one call to the next without
+ * another: both loops put a barrier between two calls.
+ * ---------------------------------------------------------------------- */
+
+/* One tile at a time: take an index, load the tile, run body. While a
+ * block's warp 0 walks back, the block has no loads of its own in flight. */
+template <class Tile, class Body>
+__device__ void lookbackEachTile(unsigned long long *state, unsigned *slot,
+                                 const int *in, size_t n, bool aligned,
+                                 int pad, Body &body)
+{
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    for (;;) {
+        const unsigned tile = lookbackNextTile(state, slot);
+        if (tile >= tiles) return;   /* the same in every thread */
+        const size_t base = (size_t)tile * Tile::SIZE;
+        const bool vec = aligned && Tile::vectorOk(in, base, n);
+        int4 x[Tile::VECS];
+        Tile::load(in, base, n, vec, x, pad);
+        body(tile, base, vec, x);
+    }
+}
+
+/* One step of lookbackEachTileAhead: body on tile (its vectors in cur)
+ * while next's loads, issued first, are in flight into nxt, and thread 0's
+ * atomic takes the index after next. Returns that index (to every thread;
+ * meaningless when next >= tiles). The barrier at the end makes the
+ * index visible and separates this body from the next. */
+template <class Tile, class Body>
+__device__ __forceinline__ unsigned
+lookbackAheadStep(unsigned long long *state, unsigned *slot, const int *in,
+                  size_t n, size_t tiles, bool aligned, int pad,
+                  unsigned tile, unsigned next, int4 (&cur)[Tile::VECS],
+                  int4 (&nxt)[Tile::VECS], Body &body)
+{
+    unsigned ticket = 0;
+    if (next < tiles) {
+        const size_t at = (size_t)next * Tile::SIZE;
+        Tile::load(in, at, n, aligned && Tile::vectorOk(in, at, n), nxt, pad);
+        if (threadIdx.x == 0) ticket = lookbackTakeTile(state);
+    }
+    const size_t base = (size_t)tile * Tile::SIZE;
+    body(tile, base, aligned && Tile::vectorOk(in, base, n), cur);
+    if (threadIdx.x == 0) *slot = ticket;
+    __syncthreads();
+    return *slot;
+}
+
+/* The same loop with the next tile's loads in flight while body works on
+ * the current one (its look-back above all), so the block keeps memory
+ * busy while its warp 0 walks back. Costs a second set of x's registers.
+ * A block holds up to three indices at once (the tile in body, the one
+ * loading, the one taken); each tile's aggregate still waits only for the
+ * block's previous tile, of a smaller index (DEADLOCK at the top). The
+ * loop is unrolled twice so the two register sets swap roles without a
+ * copy. */
+template <class Tile, class Body>
+__device__ void lookbackEachTileAhead(unsigned long long *state,
+                                      unsigned *slot, const int *in, size_t n,
+                                      bool aligned, int pad, Body &body)
+{
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    unsigned tile = lookbackNextTile(state, slot);
+    if (tile >= tiles) return;
+    int4 a[Tile::VECS], b[Tile::VECS];
+    {
+        const size_t base = (size_t)tile * Tile::SIZE;
+        Tile::load(in, base, n, aligned && Tile::vectorOk(in, base, n), a,
+                   pad);
+    }
+    __syncthreads();   /* every thread has read slot before it changes */
+    unsigned next = lookbackNextTile(state, slot);
+    for (;;) {
+        const unsigned after = lookbackAheadStep<Tile>(
+            state, slot, in, n, tiles, aligned, pad, tile, next, a, b, body);
+        if (next >= tiles) return;
+        const unsigned afterNext = lookbackAheadStep<Tile>(
+            state, slot, in, n, tiles, aligned, pad, next, after, b, a, body);
+        if (after >= tiles) return;
+        tile = after;
+        next = afterNext;
+    }
+}
 
 #endif

@@ -146,12 +146,15 @@ __global__ void scanTileWarp(int *data, size_t n, int *__restrict__ tileSums,
 /* ------------------------------------------------------------------------
  * The single-pass scan: one read and one write of every element.
  *
- * Each block takes tiles of BLOCK * ITEMS ints in start order
- * (lookbackNextTile), loads its tile as int4 vectors into registers
- * (StripedTile: ITEMS / 4 independent 16-byte loads per thread in flight),
- * scans it (warp shuffles, then the warps' totals), lets warp 0 find the
- * tile's exclusive prefix by the look-back (lookbackTile), and stores the
- * result with int4 stores. Contract:
+ * Each block takes tiles of BLOCK * ITEMS ints in start order and has each
+ * loaded as int4 vectors into registers (StripedTile: ITEMS / 4
+ * independent 16-byte loads per thread in flight) by one of lookback.cuh's
+ * tile loops: lookbackEachTile, one tile at a time, or (AHEAD)
+ * lookbackEachTileAhead, which loads the next tile while this one is
+ * finished. For each tile the block scans it (warp shuffles, then the
+ * warps' totals), lets warp 0 find the tile's exclusive prefix by the
+ * look-back (lookbackTileWith, Policy: the window, the memory order, the
+ * backoff), and stores the result with int4 stores. Contract:
  * - in and out are the same array (in place) or do not overlap at all:
  *   each element is read once, by the thread that later writes its result,
  *   and nothing else reads it. A partial overlap would let one block
@@ -168,11 +171,13 @@ __global__ void scanTileWarp(int *data, size_t n, int *__restrict__ tileSums,
  * - stallNs > 0 turns on the look-back's debug stalls (checks only).
  * ---------------------------------------------------------------------- */
 
-/* __launch_bounds__(BLOCK, 1): at most BLOCK threads, and no occupancy
- * target, so ptxas gives 32 ints per thread the registers they need (with
- * a bare BLOCK it holds sm_90 to 64 and spills). */
-template <int BLOCK, int ITEMS, bool RELAXED>
-__global__ void __launch_bounds__(BLOCK, 1)
+/* __launch_bounds__(BLOCK, MIN_BLOCKS): at most BLOCK threads, and at
+ * least MIN_BLOCKS blocks per SM. MIN_BLOCKS 1 sets no occupancy target,
+ * so ptxas gives the tile (twice over with AHEAD) the registers it needs:
+ * on sm_90, 39 for 256 x 16 and 80 with AHEAD (3 blocks of 256 per SM);
+ * a larger target caps the registers (4 blocks of 256: 64). */
+template <int BLOCK, int ITEMS, int MIN_BLOCKS, class Policy, bool AHEAD>
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 singlePassScan(const int *in, int *out, size_t n,
                unsigned long long *state, int *total, int inclusive,
                unsigned stallNs)
@@ -184,25 +189,19 @@ singlePassScan(const int *in, int *out, size_t n,
     const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
     const bool aligned = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
 
-    for (;;) {
-        const unsigned tile = lookbackNextTile(state, &tileSlot);
-        if (tile >= tiles) return;   /* the same in every thread */
-        const size_t base = (size_t)tile * Tile::SIZE;
-        const bool vec = aligned && Tile::vectorOk(in, base, n);
-
-        int4 x[Tile::VECS];
-        Tile::load(in, base, n, vec, x, 0);   /* 0 pads a partial tile */
+    auto body = [&](unsigned tile, size_t base, bool vec,
+                    int4 (&x)[Tile::VECS]) {
         unsigned v[Tile::VECS];
 #pragma unroll
         for (int j = 0; j < Tile::VECS; ++j)
             v[j] = (unsigned)x[j].x + (unsigned)x[j].y + (unsigned)x[j].z +
                    (unsigned)x[j].w;
-        /* Contains the barrier after which warp 0 has every warp's totals;
-         * the previous tile's readers of st passed lookbackNextTile's. */
+        /* Contains the barrier after which warp 0 has every warp's totals. */
         const unsigned aggregate = Tile::scanUp(v, st);
         if (threadIdx.x < 32) {
-            const LookbackResult<int> r = lookbackTile<LookbackSum, RELAXED>(
-                state, tile, (int)aggregate, stallNs);
+            const LookbackResult<int> r =
+                lookbackTileWith<LookbackSum, Policy>(state, tile,
+                                                      (int)aggregate, stallNs);
             if (threadIdx.x == 0) {
                 tilePrefix = r.exclusive;
                 if (tile == tiles - 1) *total = r.inclusive;
@@ -223,7 +222,13 @@ singlePassScan(const int *in, int *out, size_t n,
             x[j].w = (int)(first + (inclusive ? b + c + d : a + b + c));
         }
         Tile::store(out, base, n, vec, x);
-    }
+    };
+    /* 0 pads a partial tile: it adds nothing, and is never stored. */
+    if constexpr (AHEAD)
+        lookbackEachTileAhead<Tile>(state, &tileSlot, in, n, aligned, 0,
+                                    body);
+    else
+        lookbackEachTile<Tile>(state, &tileSlot, in, n, aligned, 0, body);
 }
 
 typedef void (*PassKernel)(const int *, int *, size_t, unsigned long long *,
@@ -232,27 +237,49 @@ typedef void (*PassKernel)(const int *, int *, size_t, unsigned long long *,
 /* The single-pass scan's tuning, in one place: every configuration is
  * built and checked; the first is the production one (the table, the sweep
  * and the lesson use it); --variants times them all side by side. Grid:
- * as many blocks as fit on the GPU at once, each looping over tiles, or
- * (onePerTile) one block per tile. */
+ * as many blocks as fit on the GPU at once, each looping over tiles. A
+ * name reads: threads x ints per thread; "ahead": the next tile loads
+ * during the look-back (lookbackEachTileAhead); relaxed or acq-rel
+ * atomics; the look-back's window in tiles; "backoff": a warp that finds a
+ * predecessor not yet published sleeps 128 ns, then 256, ... up to 1 us,
+ * before reading again. The second row is the configuration before the
+ * tuning, kept as the yardstick. */
 typedef struct {
     const char *name;
     PassKernel kernel;
     int threads, items;
-    int onePerTile;
 } PassConfig;
 
 static const PassConfig passConfigs[] = {
-    {"256 threads x 16 ints", singlePassScan<256, 16, false>, 256, 16, 0},
-    {"128 threads x 16 ints", singlePassScan<128, 16, false>, 128, 16, 0},
-    {"512 threads x 16 ints", singlePassScan<512, 16, false>, 512, 16, 0},
-    {"256 threads x 8 ints", singlePassScan<256, 8, false>, 256, 8, 0},
-    {"256 threads x 32 ints", singlePassScan<256, 32, false>, 256, 32, 0},
-    {"256 x 16, relaxed atomics", singlePassScan<256, 16, true>, 256, 16, 0},
-    {"256 x 16, one block per tile", singlePassScan<256, 16, false>, 256, 16,
-     1},
+    {"256 x 16 ahead, relaxed, window 128",
+     singlePassScan<256, 16, 1, LookbackRelaxed128, true>, 256, 16},
+    {"256 x 16, acq-rel, window 32 (untuned)",
+     singlePassScan<256, 16, 1, LookbackAcqRel32, false>, 256, 16},
+    {"256 x 16, relaxed, window 32",
+     singlePassScan<256, 16, 1, LookbackRelaxed32, false>, 256, 16},
+    {"256 x 16, relaxed, window 32, backoff",
+     singlePassScan<256, 16, 1, LookbackRelaxed32Backoff, false>, 256, 16},
+    {"256 x 16, relaxed, window 128",
+     singlePassScan<256, 16, 1, LookbackRelaxed128, false>, 256, 16},
+    {"256 x 16 ahead, relaxed, window 32",
+     singlePassScan<256, 16, 1, LookbackRelaxed32, true>, 256, 16},
+    {"256 x 16 ahead, relaxed, window 64",
+     singlePassScan<256, 16, 1, LookbackRelaxed64, true>, 256, 16},
+    {"256 x 16 ahead, relaxed, window 128, backoff",
+     singlePassScan<256, 16, 1, LookbackRelaxed128Backoff, true>, 256, 16},
+    {"256 x 16 ahead, acq-rel, window 128",
+     singlePassScan<256, 16, 1, LookbackAcqRel128, true>, 256, 16},
+    {"256 x 16 ahead, relaxed, window 128, 4 blocks/SM",
+     singlePassScan<256, 16, 4, LookbackRelaxed128, true>, 256, 16},
+    {"128 x 16 ahead, relaxed, window 128",
+     singlePassScan<128, 16, 1, LookbackRelaxed128, true>, 128, 16},
+    {"512 x 16 ahead, relaxed, window 128, 2 blocks/SM",
+     singlePassScan<512, 16, 2, LookbackRelaxed128, true>, 512, 16},
+    {"256 x 32 ahead, relaxed, window 128, 2 blocks/SM",
+     singlePassScan<256, 32, 2, LookbackRelaxed128, true>, 256, 32},
 };
 #define PASS_CONFIGS ((int)(sizeof passConfigs / sizeof passConfigs[0]))
-#define PASS_SMALLEST_TILE (256 * 8)   /* the most tiles any config makes */
+#define PASS_SMALLEST_TILE (128 * 16)   /* the most tiles any config makes */
 
 /* What single-pass runs at one n need on the device. */
 typedef struct {
@@ -301,8 +328,8 @@ static void singlePassRun(const PassPlan *p, int config, const int *in,
     }
     const size_t tiles = passTiles(c, p->n);
     if (grid == 0)
-        grid = c->onePerTile || tiles < p->resident[config]
-                   ? (unsigned)tiles : p->resident[config];
+        grid = tiles < p->resident[config] ? (unsigned)tiles
+                                           : p->resident[config];
     HX_CHECK(cudaMemsetAsync(p->state, 0, lookbackBytes(tiles), 0));
     c->kernel<<<grid, c->threads>>>(in, out, p->n, p->state, total,
                                     inclusive, stallNs);
@@ -709,9 +736,10 @@ static int checkVariant(Run *r, hx_guarded *b, const Expect *e,
     return 0;
 }
 
-/* Every variant the self-check runs. */
+/* The variants the self-check runs: these, then every other single-pass
+ * configuration (checkVariantsBuild). */
 #define P_PROD 0   /* passConfigs' production configuration */
-static const Variant checkVariants[] = {
+static const Variant checkFixed[] = {
     {"scanExclusive", V_COURSE, NULL, 0, 0, 0},
     {"scanExclusive (tileGrid 3, grid 5)", V_COURSE, NULL, 0, 0,
      F_SMALL_GRID | F_OWN_TOTAL},
@@ -746,15 +774,35 @@ static const Variant checkVariants[] = {
      0, P_PROD, F_SHIFTED},
     {"singlePassScan inclusive, stalled look-back", V_PASS, NULL, 0, P_PROD,
      F_INCLUSIVE | F_STALL},
-    {"singlePassScan exclusive, one block per tile", V_PASS, NULL, 0, 6, 0},
-    {"singlePassScan exclusive, 128 x 16", V_PASS, NULL, 0, 1, 0},
-    {"singlePassScan exclusive, 512 x 16", V_PASS, NULL, 0, 2, 0},
-    {"singlePassScan exclusive, 256 x 8", V_PASS, NULL, 0, 3, 0},
-    {"singlePassScan inclusive, 256 x 32", V_PASS, NULL, 0, 4, F_INCLUSIVE},
-    {"singlePassScan exclusive, relaxed, stalled", V_PASS, NULL, 0, 5,
-     F_STALL},
 };
-#define CHECK_VARIANTS (sizeof checkVariants / sizeof checkVariants[0])
+#define CHECK_FIXED (sizeof checkFixed / sizeof checkFixed[0])
+
+/* Every other configuration with the look-back's debug stalls
+ * (aggregates published late, prefixes withheld: windows that must move
+ * back), every
+ * other one inclusive, and the untuned one (the other tile loop) on 3
+ * blocks. --variants checks each as it is timed before timing it. */
+#define CHECK_VARIANTS (CHECK_FIXED + PASS_CONFIGS)
+static Variant checkVariants[CHECK_VARIANTS];
+static char checkNames[PASS_CONFIGS][128];
+
+static void checkVariantsBuild(void)
+{
+    size_t k = 0;
+    for (; k < CHECK_FIXED; ++k) checkVariants[k] = checkFixed[k];
+    for (int c = 1; c < PASS_CONFIGS; ++c) {
+        const unsigned incl = c % 2 ? F_INCLUSIVE : 0;
+        snprintf(checkNames[c], sizeof checkNames[c],
+                 "singlePassScan %s, %s, stalled look-back",
+                 incl ? "inclusive" : "exclusive", passConfigs[c].name);
+        checkVariants[k++] =
+            Variant{checkNames[c], V_PASS, NULL, 0, c, incl | F_STALL};
+    }
+    snprintf(checkNames[0], sizeof checkNames[0],
+             "singlePassScan exclusive, %s, 3 blocks", passConfigs[1].name);
+    checkVariants[k++] = Variant{checkNames[0], V_PASS, NULL, 0, 1,
+                                 F_SMALL_GRID};
+}
 
 typedef enum {
     IN_RANDOM, IN_ONES, IN_ZEROS, IN_LARGEST, IN_WRAPS, IN_KINDS
@@ -1058,13 +1106,15 @@ static int selfCheck(const hx_device *dev, const hx_opts *o)
                              + 1;
     const size_t huge = ((size_t)1 << 30) + 12345;
     /* A tile of the production configuration is 4096 ints: sizes around
-     * it, 300 tiles plus a partial vector (the debug stalls' runs of 64
-     * tiles begin at tile 64), and 2^24 (4096 tiles) and up for a deep
-     * look-back. */
+     * it, 600 tiles plus a partial vector (the debug stalls' runs of
+     * withheld prefixes span tiles 64 to 511, by window: the tiles that
+     * find no prefix in a window of 128 begin at 384), and 2^24 (4096
+     * tiles) and up for a deep look-back. */
     const size_t sizes[] = {0, 1, 3, 255, 256, 257, 4095, 4096, 4097,
-                            65535, 65536, 65537, 300 * 4096 + 3, 16777216,
+                            65535, 65536, 65537, 600 * 4096 + 3, 16777216,
                             16777217, randomOdd, huge};
     const size_t count = sizeof sizes / sizeof sizes[0];
+    checkVariantsBuild();
 
     printf("self-check, seed %llu: every scan compared element for element "
            "with the host's (on the device), device totals exactly (modulo "
@@ -1111,30 +1161,39 @@ typedef struct {
 
 /* Checks rows[0..k) at B's size (the input and reference already loaded),
  * then times them interleaved. Returns HX_EXIT_OK or HX_EXIT_FAIL (after
- * printing the failure; nothing is timed then). */
+ * printing the failure; nothing is timed then). With variants, a row past
+ * the first two (the memcpy and the copy, every ratio's yardsticks) that
+ * fails is reported and left out instead, the others are timed, and
+ * *k becomes the number timed, rows[] and t[] holding them in order; the
+ * result is still HX_EXIT_FAIL. */
 static int checkThenTime(const hx_device *dev, Buffers *B, const Expect *e,
-                         const Variant *const rows[], int k,
+                         const Variant *rows[], int *k, int variants,
                          const hx_opts *o, hx_timing t[], Phases *ph)
 {
-    Run *runs = (Run *)malloc((size_t)k * sizeof *runs);
-    hx_work *works = (hx_work *)malloc((size_t)k * sizeof *works);
-    void **ctxs = (void **)malloc((size_t)k * sizeof *ctxs);
+    Run *runs = (Run *)malloc((size_t)*k * sizeof *runs);
+    hx_work *works = (hx_work *)malloc((size_t)*k * sizeof *works);
+    void **ctxs = (void **)malloc((size_t)*k * sizeof *ctxs);
     double t0 = wallSeconds();
-    int rc = HX_EXIT_OK;
-    for (int j = 0; j < k && rc == HX_EXIT_OK; ++j) {
-        runs[j] = runOf(dev, B, rows[j]);
-        if (checkVariant(&runs[j], &B->out, e, "before timing:")) {
-            printf("FAIL: n=%zu, row %s: nothing timed\n", B->n,
-                   rows[j]->name);
+    int rc = HX_EXIT_OK, kept = 0;
+    for (int j = 0; j < *k && (rc == HX_EXIT_OK || variants); ++j) {
+        runs[kept] = runOf(dev, B, rows[j]);
+        if (checkVariant(&runs[kept], &B->out, e, "before timing:")) {
+            const int leaveOut = variants && j >= 2;
+            printf("FAIL: n=%zu, row %s: %s\n", B->n, rows[j]->name,
+                   leaveOut ? "left out of the timing" : "nothing timed");
             rc = HX_EXIT_FAIL;
+            if (!leaveOut) variants = 0;
+            continue;
         }
-        works[j] = runVariant;
-        ctxs[j] = &runs[j];
+        works[kept] = runVariant;
+        ctxs[kept] = &runs[kept];
+        rows[kept++] = rows[j];
     }
     ph->checks += wallSeconds() - t0;
-    if (rc == HX_EXIT_OK) {
+    if (rc == HX_EXIT_OK || variants) {
+        *k = kept;
         t0 = wallSeconds();
-        hx_time_set(k, works, ctxs, o->warmup, o->runs, t);
+        hx_time_set(kept, works, ctxs, o->warmup, o->runs, t);
         ph->timing += wallSeconds() - t0;
     }
     free(runs);
@@ -1251,9 +1310,10 @@ static int timeTable(const hx_device *dev, const hx_opts *o, Phases *ph)
     int rc = loadTimingInput(&B, o, &e, ph);
     const Variant *rows[TABLE_ROWS];
     hx_timing t[TABLE_ROWS];
+    int k = TABLE_ROWS;
     for (int j = 0; j < TABLE_ROWS; ++j) rows[j] = &tableRows[j];
     if (rc == HX_EXIT_OK)
-        rc = checkThenTime(dev, &B, &e, rows, TABLE_ROWS, o, t, ph);
+        rc = checkThenTime(dev, &B, &e, rows, &k, 0, o, t, ph);
     if (rc == HX_EXIT_OK) {
         printf("every row checked against the host (element for element, "
                "and the device total %d)\n", wrapInt(e.total));
@@ -1306,22 +1366,26 @@ static int timeVariants(const hx_device *dev, const hx_opts *o, Phases *ph)
     for (int c = 0; c < PASS_CONFIGS; ++c)
         vs[2 + c] = Variant{passConfigs[c].name, V_PASS, NULL, 0, c, 0};
     vs[PASS_CONFIGS + 2] = tableRows[TABLE_ROWS - 1];
-    const int k = PASS_CONFIGS + 3;
+    int k = PASS_CONFIGS + 3;
     for (int j = 0; j < k; ++j) rows[j] = &vs[j];
     hx_timing t[PASS_CONFIGS + 3];
-    if (rc == HX_EXIT_OK) rc = checkThenTime(dev, &B, &e, rows, k, o, t, ph);
-    if (rc == HX_EXIT_OK) {
+    const int loaded = rc == HX_EXIT_OK;
+    if (loaded) rc = checkThenTime(dev, &B, &e, rows, &k, 1, o, t, ph);
+    if (loaded && k >= 2) {
         char title[256];
         snprintf(title, sizeof title, "single-pass exclusive scan, "
                  "configurations (threads x ints per thread), n = %zu, %d "
                  "runs interleaved", n, o->runs);
         hx_table_begin(stdout, title);
         for (int j = 0; j < k; ++j)
-            hx_table_row(stdout, vs[j].name, launchesOf(&vs[j], &B.plan),
+            hx_table_row(stdout, rows[j]->name, launchesOf(rows[j], &B.plan),
                          &t[j], t[1].median_ms,
-                         floorMs(&vs[j], &B.plan, &t[0]));
+                         floorMs(rows[j], &B.plan, &t[0]));
         hx_table_note(stdout, "the first configuration is the production "
                       "one (passConfigs in scan.cu)");
+        if (rc != HX_EXIT_OK)
+            hx_table_note(stdout, "configurations that failed their check "
+                          "are left out (above)");
         hx_table_end(stdout);
     }
     buffersDestroy(&B);
@@ -1403,7 +1467,8 @@ static int sweep(const hx_device *dev, const hx_opts *o, const char *csvPath,
         const Variant *rows[SWEEP_ROWS];
         hx_timing t[SWEEP_ROWS];
         for (int j = 0; j < SWEEP_ROWS; ++j) rows[j] = &sweepRows[j];
-        rc = checkThenTime(dev, &B, &e, rows, SWEEP_ROWS, o, t, ph);
+        int k = SWEEP_ROWS;
+        rc = checkThenTime(dev, &B, &e, rows, &k, 0, o, t, ph);
         if (rc == HX_EXIT_OK) {
             printf("2^%-10d", __builtin_ctzll(n));
             for (int j = 0; j < SWEEP_ROWS; ++j) {

@@ -4,7 +4,7 @@
 #   day31      scan --check, the default run (timed), --variants, --sweep
 #              (its CSV beside the transcript), compute-sanitizer
 #   onepass    the exercise's one-pass split (solution/onepass.cu): its
-#              check and its table
+#              check, its table and --variants (every configuration)
 #   day33      compaction --check, the default run under time, --variants,
 #              --n 8387997, --sweep (its CSVs into DEST), sanitizers
 #   threeway   the reference's check and timing, the starter failing, the
@@ -39,8 +39,9 @@ for part in $parts; do
         $cap "$t" ./day31-scan/scan --sweep --csv "$dest/scan-sweep-h200.csv"
         # The lesson's plot, where this machine has matplotlib (else one line).
         $cap "$t" python3 harness/plot.py "$dest/scan-sweep-h200.csv" --out "$dest/sweep-h200.png"
-        # Small runs, the single pass over 130 tiles of 4096 (a look-back
-        # window moved back past 32 tiles, the debug stalls on).
+        # Small runs, the single pass over 130 tiles of 4096 (the debug
+        # stalls on: windows of 32 move back; the 3-block runs loop over
+        # tiles).
         $cap "$t" $san --tool memcheck --leak-check full ./day31-scan/scan --n 530001 --runs 2 --warmup 1
         for tool in memcheck racecheck synccheck initcheck; do
             $cap "$t" $san --tool $tool ./day31-scan/scan --check --n 530001
@@ -53,6 +54,7 @@ for part in $parts; do
         make -s -C $ex threeway-onepass >>"$dest/build.log" 2>&1
         $cap "$t" ./$ex/threeway-onepass --check
         $cap "$t" ./$ex/threeway-onepass
+        $cap "$t" ./$ex/threeway-onepass --variants
         $cap "$t" $san --tool memcheck ./$ex/threeway-onepass --check --n 530001
         $cap "$t" $san --tool racecheck ./$ex/threeway-onepass --check --n 530001
         ;;

@@ -27,6 +27,9 @@
  *        (the rules are in solution/onepass.mk, included by the Makefile)
  * Run:   ./day33-exercise-threeway/threeway-onepass [--n N] [--seed S]
  *        [--runs R] [--warmup W] [--check]
+ *        ./day33-exercise-threeway/threeway-onepass --variants [--n N]
+ *        every configuration of the one pass (splitConfigs), timed
+ *        interleaved with the memcpy, the copy, countSigns and CUB
  * Rows (thirds mix, one size, timed interleaved):
  *   cudaMemcpy device to device    the floor's yardstick
  *   copyInts                       the "x copy"
@@ -123,35 +126,29 @@ __device__ inline unsigned signBits(int a)
 
 /* Pass 2 (the contract of lookback.cuh for state and the grid): in[0..n)
  * split into out[0..n); totals holds A and B from countSigns; in and out
- * must not overlap. stallNs > 0: the look-back's debug stalls.
- * __launch_bounds__(BLOCK, 4): left free, ptxas takes 71 registers (3
- * blocks per SM); held to 4 blocks it needs 45 and spills nothing. */
-template <int ITEMS>
-__global__ void __launch_bounds__(BLOCK, 4)
+ * must not overlap. stallNs > 0: the look-back's debug stalls. The tile
+ * loop is lookback.cuh's: one tile at a time, or (AHEAD) the next tile's
+ * loads in flight while this one is split. __launch_bounds__(THREADS,
+ * MIN_BLOCKS): blocks per SM, as splitConfigs' names say (256 x 16: 4
+ * blocks hold the kernel to 64 registers, with AHEAD too, and it spills
+ * nothing on sm_90). */
+template <int THREADS, int ITEMS, int MIN_BLOCKS, class Policy, bool AHEAD>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 splitOnePass(const int *in, int *__restrict__ out, size_t n,
              unsigned long long *state, const unsigned long long *totals,
              unsigned stallNs)
 {
-    typedef StripedTile<BLOCK, ITEMS> Tile;
+    typedef StripedTile<THREADS, ITEMS> Tile;
     static_assert(Tile::SIZE < 65536, "a tile's counts fit in 16 bits");
     __shared__ typename Tile::Storage st;
     __shared__ int stage[Tile::SIZE];
     __shared__ unsigned tileSlot, tileCounts;
     __shared__ Counts before;
-    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
     const size_t a = totals[0], ab = a + totals[1];
 
-    for (;;) {
-        const unsigned tile = lookbackNextTile(state, &tileSlot);
-        if (tile >= tiles) return;
-        const size_t base = (size_t)tile * Tile::SIZE;
+    auto body = [&](unsigned tile, size_t base, bool, int4 (&x)[Tile::VECS]) {
         const unsigned valid =
             n - base < Tile::SIZE ? (unsigned)(n - base) : Tile::SIZE;
-
-        /* Padding is 1, a positive: it adds nothing to the packed counts,
-         * sits after every real element, and is never stored. */
-        int4 x[Tile::VECS];
-        Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, 1);
         unsigned v[Tile::VECS];
 #pragma unroll
         for (int j = 0; j < Tile::VECS; ++j)
@@ -161,15 +158,16 @@ splitOnePass(const int *in, int *__restrict__ out, size_t n,
         if (threadIdx.x < 32) {
             const Counts mine = {(int)(packed & 0xffffu), (int)(packed >> 16)};
             const LookbackResult<Counts> r =
-                lookbackTile<LookbackCounts>(state, tile, mine, stallNs);
+                lookbackTileWith<LookbackCounts, Policy>(state, tile, mine,
+                                                         stallNs);
             if (threadIdx.x == 0) {
                 before = r.exclusive;
                 tileCounts = packed;
             }
         }
         /* before, tileCounts and warp 0's scanned partials are read by
-         * everyone; the previous tile's readers of stage passed
-         * lookbackNextTile's barrier. */
+         * everyone; the previous tile's readers of stage passed the tile
+         * loop's barrier. */
         __syncthreads();
         const unsigned tNeg = tileCounts & 0xffffu, tZero = tileCounts >> 16;
 #pragma unroll
@@ -179,7 +177,7 @@ splitOnePass(const int *in, int *__restrict__ out, size_t n,
                                  signBits(e[2]) + signBits(e[3]);
             const unsigned rank = Tile::exclusiveOf(j, v[j], own, st);
             unsigned negR = rank & 0xffffu, zeroR = rank >> 16;
-            const unsigned at = 4 * (j * BLOCK + threadIdx.x);
+            const unsigned at = 4 * (j * THREADS + threadIdx.x);
 #pragma unroll
             for (int c = 0; c < 4; ++c) {
                 if (at + c < valid)
@@ -197,33 +195,83 @@ splitOnePass(const int *in, int *__restrict__ out, size_t n,
         const size_t zeroAt = a + (size_t)before.second;
         const size_t posAt = ab + (base - (size_t)before.first -
                                    (size_t)before.second);
-        for (unsigned k = threadIdx.x; k < valid; k += BLOCK)
+        for (unsigned k = threadIdx.x; k < valid; k += THREADS)
             out[k < tNeg ? negAt + k
                 : k < tNeg + tZero ? zeroAt + (k - tNeg)
                                    : posAt + (k - tNeg - tZero)] = stage[k];
-    }
+    };
+    /* Padding is 1, a positive: it adds nothing to the packed counts, sits
+     * after every real element, and is never stored. Vectors need only in
+     * aligned: the stores are ints. */
+    if constexpr (AHEAD)
+        lookbackEachTileAhead<Tile>(state, &tileSlot, in, n, true, 1, body);
+    else
+        lookbackEachTile<Tile>(state, &tileSlot, in, n, true, 1, body);
 }
 
-#define SPLIT_ITEMS 16
-#define SPLIT_TILE (BLOCK * SPLIT_ITEMS)
+typedef void (*SplitKernel)(const int *, int *, size_t, unsigned long long *,
+                            const unsigned long long *, unsigned);
+
+/* The split's configurations, read as scan.cu's passConfigs (threads x
+ * ints per thread; "ahead": lookbackEachTileAhead; the look-back's atomics
+ * and window; blocks per SM from __launch_bounds__); every one is built and
+ * checked; the first is the production one; --variants times them all.
+ * The second is the configuration before the tuning. */
+typedef struct {
+    const char *name;
+    SplitKernel kernel;
+    int threads, items;
+} SplitConfig;
+
+static const SplitConfig splitConfigs[] = {
+    {"256 x 16 ahead, relaxed, window 128, 4 blocks/SM",
+     splitOnePass<256, 16, 4, LookbackRelaxed128, true>, 256, 16},
+    {"256 x 16, acq-rel, window 32, 4 blocks/SM (untuned)",
+     splitOnePass<256, 16, 4, LookbackAcqRel32, false>, 256, 16},
+    {"256 x 16, relaxed, window 128, 4 blocks/SM",
+     splitOnePass<256, 16, 4, LookbackRelaxed128, false>, 256, 16},
+    {"256 x 16 ahead, relaxed, window 32, 4 blocks/SM",
+     splitOnePass<256, 16, 4, LookbackRelaxed32, true>, 256, 16},
+    {"256 x 16 ahead, relaxed, window 128, backoff, 4 blocks/SM",
+     splitOnePass<256, 16, 4, LookbackRelaxed128Backoff, true>, 256, 16},
+    {"256 x 16 ahead, relaxed, window 128, 3 blocks/SM",
+     splitOnePass<256, 16, 3, LookbackRelaxed128, true>, 256, 16},
+    {"512 x 16 ahead, relaxed, window 128, 2 blocks/SM",
+     splitOnePass<512, 16, 2, LookbackRelaxed128, true>, 512, 16},
+    {"256 x 32 ahead, relaxed, window 128, 2 blocks/SM",
+     splitOnePass<256, 32, 2, LookbackRelaxed128, true>, 256, 32},
+};
+#define SPLIT_CONFIGS ((int)(sizeof splitConfigs / sizeof splitConfigs[0]))
+#define SPLIT_PROD 0
+#define SPLIT_SMALLEST_TILE (256 * 16)   /* the most tiles any config makes */
+
+static size_t splitTiles(int config, size_t n)
+{
+    const size_t tile =
+        (size_t)splitConfigs[config].threads * splitConfigs[config].items;
+    return (n + tile - 1) / tile;
+}
 
 typedef struct {
-    size_t n, tiles;
+    size_t n;
     unsigned long long *mem;   /* [A, B | look-back state], one memset */
-    unsigned resident;         /* split blocks that fit at once */
+    unsigned resident[SPLIT_CONFIGS];   /* split blocks that fit at once */
     unsigned countGrid;
 } OnePass;
 
 static void onePassCreate(OnePass *p, const hx_device *dev, size_t n)
 {
     p->n = n;
-    p->tiles = (n + SPLIT_TILE - 1) / SPLIT_TILE;
+    const size_t mostTiles = n / SPLIT_SMALLEST_TILE + 1;
     HX_CHECK(cudaMalloc(&p->mem, 2 * sizeof(unsigned long long) +
-                                     lookbackBytes(p->tiles)));
-    int perSm = 0;
-    HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &perSm, splitOnePass<SPLIT_ITEMS>, BLOCK, 0));
-    p->resident = (unsigned)(perSm > 0 ? perSm : 1) * (unsigned)dev->sms;
+                                     lookbackBytes(mostTiles)));
+    for (int c = 0; c < SPLIT_CONFIGS; ++c) {
+        int perSm = 0;
+        HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &perSm, splitConfigs[c].kernel, splitConfigs[c].threads, 0));
+        p->resident[c] =
+            (unsigned)(perSm > 0 ? perSm : 1) * (unsigned)dev->sms;
+    }
     p->countGrid = hx_grid_for(dev, n / 4 + 1, BLOCK);
 }
 
@@ -232,20 +280,22 @@ static void onePassDestroy(OnePass *p)
     HX_CHECK(cudaFree(p->mem));
 }
 
-/* The split of in into out on the default stream. grid 0: as many blocks
- * as fit at once. */
-static void onePassRun(const OnePass *p, const int *in, int *out,
+/* The split of in into out on the default stream, in configuration
+ * config. grid 0: as many blocks as fit at once. */
+static void onePassRun(const OnePass *p, int config, const int *in, int *out,
                        unsigned grid, unsigned stallNs)
 {
+    const size_t tiles = splitTiles(config, p->n);
     HX_CHECK(cudaMemsetAsync(p->mem, 0, 2 * sizeof(unsigned long long) +
-                                            lookbackBytes(p->tiles), 0));
+                                            lookbackBytes(tiles), 0));
     if (p->n == 0) return;
     countSigns<<<p->countGrid, BLOCK>>>(in, p->n, p->mem);
     HX_CHECK_LAUNCH("countSigns");
     if (grid == 0)
-        grid = p->tiles < p->resident ? (unsigned)p->tiles : p->resident;
-    splitOnePass<SPLIT_ITEMS><<<grid, BLOCK>>>(in, out, p->n, p->mem + 2,
-                                               p->mem, stallNs);
+        grid = tiles < p->resident[config] ? (unsigned)tiles
+                                           : p->resident[config];
+    splitConfigs[config].kernel<<<grid, splitConfigs[config].threads>>>(
+        in, out, p->n, p->mem + 2, p->mem, stallNs);
     HX_CHECK_LAUNCH("splitOnePass");
 }
 
@@ -302,6 +352,7 @@ typedef struct {
     const char *name;
     RowKind kind;
     unsigned flags;
+    int config;        /* one pass: index into splitConfigs */
 } Row;
 
 /* Everything on the device at one size. */
@@ -336,7 +387,7 @@ static size_t problemBytes(size_t n, int others, int shifted)
 {
     const size_t ints = n + 4;
     return ((2 + shifted) * ints + 2 * HX_GUARD_WORDS) * sizeof(int) +
-           lookbackBytes(n / SPLIT_TILE + 1) +
+           lookbackBytes(n / SPLIT_SMALLEST_TILE + 1) +
            (others ? 3 * ints * sizeof(int) + scanPlanBytes(n) +
                          cubBytesFor(n)
                    : 0);
@@ -434,7 +485,7 @@ static void runRow(void *ctx)
         break;
     }
     case R_ONE_PASS:
-        onePassRun(&p->pass,
+        onePassRun(&p->pass, r->config,
                    r->flags & F_SHIFTED ? p->shift + 1 : p->in, p->out.data,
                    r->flags & F_SMALL_GRID ? 3 : 0,
                    r->flags & F_STALL ? 4000u : 0u);
@@ -587,16 +638,39 @@ static int checkRow(Problem *p, const Row *r, Host *h, int full,
     return bad || g.before || g.after;
 }
 
-static const Row checkRows[] = {
-    {"onePassSplit", R_ONE_PASS, 0},
-    {"onePassSplit, 3 blocks", R_ONE_PASS, F_SMALL_GRID},
-    {"onePassSplit, input misaligned (int loads)", R_ONE_PASS, F_SHIFTED},
-    {"onePassSplit, stalled look-back", R_ONE_PASS, F_STALL},
-    {"countSigns", R_COUNT, 0},
-    {"two-scan split", R_TWO_SCANS, 0},
-    {"cub::DevicePartition::If", R_CUB, 0},
+/* The rows the self-check runs: these, then every other configuration
+ * with the look-back's debug stalls (aggregates published late, prefixes
+ * withheld: windows that must move back) and the untuned one (the other
+ * tile loop) on 3 blocks (checkRowsBuild). --variants checks each
+ * configuration as it is timed before timing it. */
+static const Row checkFixed[] = {
+    {"onePassSplit", R_ONE_PASS, 0, SPLIT_PROD},
+    {"onePassSplit, 3 blocks", R_ONE_PASS, F_SMALL_GRID, SPLIT_PROD},
+    {"onePassSplit, input misaligned (int loads)", R_ONE_PASS, F_SHIFTED,
+     SPLIT_PROD},
+    {"onePassSplit, stalled look-back", R_ONE_PASS, F_STALL, SPLIT_PROD},
+    {"countSigns", R_COUNT, 0, 0},
+    {"two-scan split", R_TWO_SCANS, 0, 0},
+    {"cub::DevicePartition::If", R_CUB, 0, 0},
 };
-#define CHECK_ROWS ((int)(sizeof checkRows / sizeof checkRows[0]))
+#define CHECK_FIXED ((int)(sizeof checkFixed / sizeof checkFixed[0]))
+#define CHECK_ROWS (CHECK_FIXED + SPLIT_CONFIGS)
+static Row checkRows[CHECK_ROWS];
+static char checkNames[SPLIT_CONFIGS][128];
+
+static void checkRowsBuild(void)
+{
+    int k = 0;
+    for (; k < CHECK_FIXED; ++k) checkRows[k] = checkFixed[k];
+    for (int c = 1; c < SPLIT_CONFIGS; ++c) {
+        snprintf(checkNames[c], sizeof checkNames[c],
+                 "onePassSplit, %s, stalled look-back", splitConfigs[c].name);
+        checkRows[k++] = Row{checkNames[c], R_ONE_PASS, F_STALL, c};
+    }
+    snprintf(checkNames[0], sizeof checkNames[0], "onePassSplit, %s, 3 blocks",
+             splitConfigs[1].name);
+    checkRows[k++] = Row{checkNames[0], R_ONE_PASS, F_SMALL_GRID, 1};
+}
 
 /* Sizes up to this get hx_check_split3's full report. */
 #define FULL_REPORT_MAX ((size_t)1 << 20)
@@ -631,7 +705,8 @@ static int checkSize(const hx_device *dev, size_t n, int huge, uint64_t seed)
         int ran = 0;
         for (int j = 0; j < CHECK_ROWS && rc == HX_EXIT_OK; ++j) {
             if (huge && !(checkRows[j].kind == R_ONE_PASS &&
-                          checkRows[j].flags == 0))
+                          checkRows[j].flags == 0 &&
+                          checkRows[j].config == SPLIT_PROD))
                 continue;
             if (checkRow(&p, &checkRows[j], &h, n <= FULL_REPORT_MAX,
                          label)) {
@@ -646,7 +721,7 @@ static int checkSize(const hx_device *dev, size_t n, int huge, uint64_t seed)
         if (rc == HX_EXIT_OK)
             printf("  n=%-10zu %-9s pass (%d rows; A = %zu, A + B = %zu; "
                    "%zu tiles)\n", n, hx_mix_name((hx_mix)m), ran, h.a, h.ab,
-                   p.pass.tiles);
+                   splitTiles(SPLIT_PROD, n));
     }
     problemDestroy(&p);
     hostDestroy(&h);
@@ -660,11 +735,13 @@ static int selfCheck(const hx_device *dev, const hx_opts *o)
     const size_t randomOdd =
         2 * (size_t)hx_rng_below(&rng, (uint64_t)1 << 24) + 1;
     const size_t huge = ((size_t)1 << 30) + 12345;
-    /* A tile is 4096 elements: sizes around one, 300 tiles and a partial
-     * vector (the debug stalls' runs start at tile 64), 4097 tiles. */
+    /* A tile is 4096 elements: sizes around one, 600 tiles and a partial
+     * vector (the debug stalls' withheld prefixes span tiles 64 to 511, by
+     * window), 4097 tiles. */
     const size_t sizes[] = {0, 1, 2, 3, 255, 256, 257, 4095, 4096, 4097,
-                            65537, 300 * 4096 + 3, 16777217, randomOdd, huge};
+                            65537, 600 * 4096 + 3, 16777217, randomOdd, huge};
     const size_t count = sizeof sizes / sizeof sizes[0];
+    checkRowsBuild();
     printf("self-check, seed %llu: the one-pass split and the rows it is "
            "timed against, every mix, against hx_split3; outputs poisoned "
            "and guarded\n", (unsigned long long)o->seed);
@@ -687,16 +764,23 @@ static int selfCheck(const hx_device *dev, const hx_opts *o)
  * ---------------------------------------------------------------------- */
 
 static const Row timedRows[] = {
-    {"cudaMemcpy device to device", R_MEMCPY, 0},
-    {"copyInts", R_COPY, 0},
-    {"countSigns (pass 1 alone)", R_COUNT, 0},
-    {"two-scan split", R_TWO_SCANS, 0},
-    {"cub::DevicePartition::If three-way", R_CUB, 0},
-    {"onePassSplit", R_ONE_PASS, 0},
+    {"cudaMemcpy device to device", R_MEMCPY, 0, 0},
+    {"copyInts", R_COPY, 0, 0},
+    {"countSigns (pass 1 alone)", R_COUNT, 0, 0},
+    {"two-scan split", R_TWO_SCANS, 0, 0},
+    {"cub::DevicePartition::If three-way", R_CUB, 0, 0},
+    {"onePassSplit", R_ONE_PASS, 0, SPLIT_PROD},
 };
 #define TIMED_ROWS ((int)(sizeof timedRows / sizeof timedRows[0]))
 
-static int timeAll(const hx_device *dev, const hx_opts *o)
+/* Checks rows[0..k) (the memcpy first, the copy second: every floor and
+ * "x copy" comes from them), then times them interleaved and prints the
+ * table. variants: a row other than those two that fails its check is
+ * reported and left out of the timing (the run still exits 1), so one
+ * broken configuration does not hide the others' figures; otherwise a
+ * failure means nothing is timed. */
+static int timeRows(const hx_device *dev, const hx_opts *o, const Row *rows,
+                    int k, int variants)
 {
     char why[512];
     /* in, out, negRank, zeroRank, zeroOut, and a byte for the rest */
@@ -723,41 +807,48 @@ static int timeAll(const hx_device *dev, const hx_opts *o)
            why);
     hostLoad(&h, &p, HX_MIX_THIRDS, o->seed);
     printf("input: mix thirds, seed %llu: A = %zu negatives, B = %zu zeros; "
-           "%zu tiles of %d\n", (unsigned long long)o->seed, h.a, h.ab - h.a,
-           p.pass.tiles, SPLIT_TILE);
+           "onePassSplit: %zu tiles of %d (%s)\n",
+           (unsigned long long)o->seed, h.a, h.ab - h.a,
+           splitTiles(SPLIT_PROD, n),
+           splitConfigs[SPLIT_PROD].threads * splitConfigs[SPLIT_PROD].items,
+           splitConfigs[SPLIT_PROD].name);
     hx_warn_if_cached(dev, n * sizeof(int), stdout);
 
-    int rc = HX_EXIT_OK;
-    RowRun runs[TIMED_ROWS];
-    hx_work works[TIMED_ROWS];
-    void *ctxs[TIMED_ROWS];
-    for (int j = 0; j < TIMED_ROWS; ++j) {
-        runs[j] = RowRun{&p, &timedRows[j]};
-        works[j] = runRow;
-        ctxs[j] = &runs[j];
-        if (rc == HX_EXIT_OK &&
-            checkRow(&p, &timedRows[j], &h, n <= FULL_REPORT_MAX,
+    int rc = HX_EXIT_OK, timed = 0;
+    RowRun *runs = (RowRun *)malloc((size_t)k * sizeof *runs);
+    hx_work *works = (hx_work *)malloc((size_t)k * sizeof *works);
+    void **ctxs = (void **)malloc((size_t)k * sizeof *ctxs);
+    const Row **kept = (const Row **)malloc((size_t)k * sizeof *kept);
+    hx_timing *t = (hx_timing *)malloc((size_t)k * sizeof *t);
+    for (int j = 0; j < k && (rc == HX_EXIT_OK || variants); ++j) {
+        if (checkRow(&p, &rows[j], &h, n <= FULL_REPORT_MAX,
                      "before timing:")) {
-            printf("FAIL: n=%zu, row %s: nothing timed\n", n,
-                   timedRows[j].name);
+            printf("FAIL: n=%zu, row %s: %s\n", n, rows[j].name,
+                   variants && j >= 2 ? "left out of the timing"
+                                      : "nothing timed");
             rc = HX_EXIT_FAIL;
+            if (j < 2) variants = 0;   /* no yardstick: stop */
+            continue;
         }
+        runs[timed] = RowRun{&p, &rows[j]};
+        works[timed] = runRow;
+        ctxs[timed] = &runs[timed];
+        kept[timed++] = &rows[j];
     }
-    if (rc == HX_EXIT_OK) {
-        printf("every row checked against hx_split3 (CUB's third group for "
-               "the same values)\n");
-        hx_timing t[TIMED_ROWS];
-        hx_time_set(TIMED_ROWS, works, ctxs, o->warmup, o->runs, t);
+    if (rc == HX_EXIT_OK || variants) {
+        printf("%d rows checked against hx_split3 (CUB's third group for "
+               "the same values)%s\n", timed,
+               rc == HX_EXIT_OK ? "" : "; the rows that failed are left out");
+        hx_time_set(timed, works, ctxs, o->warmup, o->runs, t);
         char title[200];
         snprintf(title, sizeof title, "three-way split of n = %zu ints, %d "
                  "runs interleaved after %d warm-ups", n, o->runs, o->warmup);
         hx_table_begin(stdout, title);
         const double copyBytes = 2.0 * n * sizeof(int);
-        for (int j = 0; j < TIMED_ROWS; ++j)
-            hx_table_row(stdout, timedRows[j].name,
-                         launchesOf(&timedRows[j], &p), &t[j], t[1].median_ms,
-                         hx_floor_ms(floorInts(&timedRows[j]) * n *
-                                         sizeof(int),
+        for (int j = 0; j < timed; ++j)
+            hx_table_row(stdout, kept[j]->name, launchesOf(kept[j], &p),
+                         &t[j], t[1].median_ms,
+                         hx_floor_ms(floorInts(kept[j]) * n * sizeof(int),
                                      copyBytes, t[0].median_ms));
         hx_table_note(stdout, "x floor: over the row's own bytes at the "
                       "memcpy's bandwidth: 2n ints for a copy and CUB, n for "
@@ -766,11 +857,35 @@ static int timeAll(const hx_device *dev, const hx_opts *o)
         hx_table_note(stdout, "CUB's zeros go to a buffer of their own and "
                       "its positives come out in another order (checked for "
                       "the same values)");
+        if (variants)
+            hx_table_note(stdout, "the first onePassSplit row is the "
+                          "production configuration (splitConfigs in "
+                          "solution/onepass.cu)");
         hx_table_end(stdout);
     }
+    free(t);
+    free(kept);
+    free(ctxs);
+    free(works);
+    free(runs);
     problemDestroy(&p);
     hostDestroy(&h);
     return rc;
+}
+
+/* --variants: every configuration of the split against the memcpy, the
+ * copy, the counting pass alone and CUB, at one size, interleaved. */
+static int timeVariants(const hx_device *dev, const hx_opts *o)
+{
+    enum { FIXED = 4 };
+    Row rows[FIXED + SPLIT_CONFIGS];
+    rows[0] = timedRows[0];
+    rows[1] = timedRows[1];
+    rows[2] = timedRows[2];
+    rows[3] = timedRows[4];
+    for (int c = 0; c < SPLIT_CONFIGS; ++c)
+        rows[FIXED + c] = Row{splitConfigs[c].name, R_ONE_PASS, 0, c};
+    return timeRows(dev, o, rows, FIXED + SPLIT_CONFIGS, 1);
 }
 
 /* ------------------------------------------------------------------------
@@ -782,21 +897,38 @@ static const char USAGE[] =
     "each in input order) in one look-back pass after a counting pass,\n"
     "checked against the host, then timed against a memcpy, a copy, the\n"
     "two-scan split and CUB's three-way DevicePartition::If. --check: every\n"
-    "size (0 to over 2^30) and mix, no timing.";
+    "size (0 to over 2^30) and mix, no timing.\n"
+    "  --variants    time every configuration of the one pass at one size";
 
 int main(int argc, char **argv)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* --variants is this program's own; the rest go to hx_parse_args. */
+    int variants = 0, kept = 1;
+    for (int i = 1; i < argc; ++i)
+        if (!strcmp(argv[i], "--variants"))
+            variants = 1;
+        else
+            argv[kept++] = argv[i];
+    argc = kept;
+    argv[argc] = NULL;
     hx_opts o;
     int rc = hx_parse_args(argc, argv, &o, 0, PROG, USAGE);
     if (rc != HX_EXIT_OK || o.help) return rc;
+    if (o.check && variants) {
+        fprintf(stderr, "%s: --check and --variants are separate runs: give "
+                "one (try --help)\n", PROG);
+        return HX_EXIT_USAGE;
+    }
     hx_device dev;
     rc = hx_device_open(&dev, PROG);
     if (rc != HX_EXIT_OK) return rc;
     hx_device_print(&dev, stdout);
 
-    rc = o.check ? selfCheck(&dev, &o) : timeAll(&dev, &o);
+    rc = o.check ? selfCheck(&dev, &o)
+         : variants ? timeVariants(&dev, &o)
+                    : timeRows(&dev, &o, timedRows, TIMED_ROWS, 0);
 
     clock_gettime(CLOCK_MONOTONIC, &t1);
     printf("wall time %.2f s\n",
