@@ -199,23 +199,147 @@ __global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
  *
  * The machinery is day 31's (../day31-scan/lookback.cuh, whose walkthrough
  * the lesson refers to): tiles taken in start order, one status word per
- * tile, the look-back, and the striped tile loaded as int4 vectors. Here
- * the aggregate is a count (LookbackSum over 0s and 1s: it never nears
- * 2^31 since n cannot).
+ * tile, the look-back with its policies (the window, relaxed or
+ * acquire-release atomics, backoff), the striped tile loaded as int4
+ * vectors, and the two tile loops (one tile at a time, or the next tile's
+ * loads in flight while this one is finished). Here the aggregate is a
+ * count (LookbackSum over 0s and 1s: it never nears 2^31 since n cannot).
  *
- * Both kernels stage a tile's output in shared memory before writing it
- * (STAGED): each thread drops its survivors at their rank within the tile,
- * then the block writes the tile's survivors as one contiguous run, every
- * warp store covering 32 consecutive ints. Without staging (STAGED false,
- * a --variants row) each thread writes its own survivors straight to
- * global memory: the same bytes, in more and smaller pieces.
+ * Compaction cannot store a survivor before the look-back has found the
+ * tile's prefix: where a survivor goes depends on every tile before it.
+ * So the stores of a tile always wait for its look-back, and what keeps
+ * memory busy meanwhile is the next tile's loads (AHEAD).
  *
- * Contract of both: in and out do not overlap (both __restrict__); state
- * holds the zeros the launcher's memset left; any grid of at least one
- * block is correct; n = 0 launches nothing; stallNs > 0 turns on the
- * look-back's debug stalls (checks only). */
+ * How a tile's output leaves the block (STORE):
+ *   STORE_DIRECT   each thread writes its own survivors straight to global
+ *                  memory: the same bytes, in many small pieces;
+ *   STORE_STAGED   each thread drops its survivors into shared memory at
+ *                  their rank in the tile; after a barrier the block writes
+ *                  the tile's output as contiguous runs, one int per
+ *                  thread per store, each warp store 32 consecutive ints;
+ *   STORE_VECTORS  the same staging, laid out so that each run's ints sit
+ *                  in shared memory at the same offset modulo 4 as in out:
+ *                  the runs leave as 16-byte stores, whole vectors of out,
+ *                  with only a run's first and last vector written int by
+ *                  int.
+ *
+ * Contract of every kernel here: in and out do not overlap (both
+ * __restrict__); the state the launcher provides holds what its contract
+ * says at launch (zeros from a memset, or the counting pass's counts); any
+ * grid of at least one block is correct; n = 0 launches nothing; stallNs >
+ * 0 turns on the look-back's debug stalls (checks only). */
 
-/* What a single-pass block keeps in shared memory besides its staged
+enum { STORE_DIRECT, STORE_STAGED, STORE_VECTORS };
+
+/* Ints of staging a tile of SIZE ints needs: the tile, plus the offsets
+ * that align each of up to two runs with out (STORE_VECTORS), rounded up
+ * to whole vectors. */
+#define STAGED_INTS(SIZE) ((SIZE) + 12)
+
+/* One run of a staged tile: count ints bound for out[at ..], held at
+ * staged[from ..], with from % 4 == at % 4, so that, out being 16-byte
+ * aligned, every 16-byte vector of out the run touches lines up with one
+ * of staged. */
+struct StagedRun {
+    size_t at;
+    unsigned from, count;
+};
+
+/* Where a run bound for out[at ..] starts in the staging buffer, given
+ * the first free slot there that is a multiple of 4. */
+__device__ inline unsigned stagedFrom(unsigned free4, size_t at)
+{
+    return free4 + (unsigned)(at % 4);
+}
+
+/* Writes the runs of a staged tile, by every thread of the block after a
+ * barrier that follows the last write to staged (16-byte aligned). vec:
+ * out is 16-byte aligned and the block may use 16-byte stores; else one
+ * int per thread per store. */
+template <int THREADS, int RUNS>
+__device__ void storeStaged(int *out, const int *staged,
+                            const StagedRun (&r)[RUNS], bool vec)
+{
+    if (!vec) {
+#pragma unroll
+        for (int i = 0; i < RUNS; ++i)
+            for (unsigned k = threadIdx.x; k < r[i].count; k += THREADS)
+                out[r[i].at + k] = staged[r[i].from + k];
+        return;
+    }
+    /* Run i touches (at % 4 + count + 3) / 4 vectors of out, from the one
+     * holding out[at]; the runs' vectors are dealt out together, so two
+     * short runs keep as many threads busy as one long one. */
+    unsigned vecs[RUNS], total = 0;
+#pragma unroll
+    for (int i = 0; i < RUNS; ++i) {
+        vecs[i] = r[i].count ? ((unsigned)(r[i].at % 4) + r[i].count + 3) / 4
+                             : 0u;
+        total += vecs[i];
+    }
+    for (unsigned q = threadIdx.x; q < total; q += THREADS) {
+        size_t at = r[0].at;
+        unsigned from = r[0].from, count = r[0].count, p = q;
+        bool later = true;
+#pragma unroll
+        for (int i = 0; i + 1 < RUNS; ++i) {
+            later = later && p >= vecs[i];
+            if (later) {
+                p -= vecs[i];
+                at = r[i + 1].at;
+                from = r[i + 1].from;
+                count = r[i + 1].count;
+            }
+        }
+        /* Vector p of the run: its ints lo .. lo + 3, counted from out[at
+         * - s]; the run's own are s .. s + count - 1. */
+        const unsigned s = (unsigned)(at % 4), lo = 4 * p;
+        const int4 w = reinterpret_cast<const int4 *>(staged + (from - s))[p];
+        int *dst = out + (at - s) + lo;
+        if (lo >= s && lo + 4 <= s + count) {
+            *reinterpret_cast<int4 *>(dst) = w;
+        } else {
+            const int e[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+            for (int c = 0; c < 4; ++c)
+                if (lo + c >= s && lo + c < s + count) dst[c] = e[c];
+        }
+    }
+}
+
+/* A block's sums of K 64-bit values, returned to every thread. One
+ * barrier; called once per kernel (its shared words are not guarded for
+ * a second call). */
+template <int THREADS, int K>
+__device__ void blockSums(unsigned long long (&v)[K])
+{
+    __shared__ unsigned long long warpSum[K][THREADS / 32];
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        for (int off = 16; off > 0; off /= 2)
+            v[i] += __shfl_xor_sync(0xffffffffu, v[i], off);
+        if (threadIdx.x % 32 == 0) warpSum[i][threadIdx.x / 32] = v[i];
+    }
+    /* Every thread reads every warp's sums. */
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        v[i] = 0;
+        for (int w = 0; w < THREADS / 32; ++w) v[i] += warpSum[i][w];
+    }
+}
+
+/* How many elements of each of the thread's vectors Keep keeps. */
+template <class Keep, int VECS>
+__device__ inline void keptPerVector(const int4 (&x)[VECS], unsigned (&v)[VECS])
+{
+#pragma unroll
+    for (int j = 0; j < VECS; ++j)
+        v[j] = Keep()(x[j].x) + Keep()(x[j].y) + Keep()(x[j].z) +
+               Keep()(x[j].w);
+}
+
+/* What a look-back block keeps in shared memory besides its staged
  * output: the striped tile's partials, the tile index, and the tile's
  * prefix and own count as warp 0 found them. */
 template <int THREADS, int ITEMS> struct PassShared {
@@ -225,34 +349,27 @@ template <int THREADS, int ITEMS> struct PassShared {
     int kept;       /* kept elements in the tile */
 };
 
-/* The head of every tile, shared by both single-pass kernels: load tile
- * `tile` of in (pad fills the slots past n and must not be kept), count
- * Keep over each thread's vectors into own[j], scan the counts across the
- * tile (v[j]: scanUp's result), run the look-back in warp 0, and leave the
- * tile's prefix and count in sh. The block that has the last tile writes
- * the total to *count. Ends with a barrier: every thread may read sh and
- * call exclusiveOf. */
-template <class Keep, int THREADS, int ITEMS>
-__device__ void passTileHead(const int *in, size_t n, size_t tiles,
-                             unsigned tile, int pad,
+/* The head of a look-back tile, shared by compaction and the look-back
+ * partition: count Keep over each thread's vectors (v[j]: then scanUp's
+ * result), scan the counts across the tile, run the look-back in warp 0
+ * under Policy, and leave the tile's prefix and count in sh. The block
+ * that has the last tile writes the total to *count. Ends with a barrier:
+ * every thread may read sh and call exclusiveOf. */
+template <class Keep, class Policy, int THREADS, int ITEMS>
+__device__ void passTileHead(size_t tiles, unsigned tile,
+                             const int4 (&x)[ITEMS / 4],
+                             unsigned (&v)[ITEMS / 4],
                              unsigned long long *state, int *count,
-                             unsigned stallNs, PassShared<THREADS, ITEMS> &sh,
-                             int4 (&x)[ITEMS / 4], unsigned (&v)[ITEMS / 4],
-                             unsigned (&own)[ITEMS / 4])
+                             unsigned stallNs, PassShared<THREADS, ITEMS> &sh)
 {
     typedef StripedTile<THREADS, ITEMS> Tile;
-    const size_t base = (size_t)tile * Tile::SIZE;
-    Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, pad);
-#pragma unroll
-    for (int j = 0; j < Tile::VECS; ++j)
-        v[j] = own[j] = Keep()(x[j].x) + Keep()(x[j].y) + Keep()(x[j].z) +
-                        Keep()(x[j].w);
+    keptPerVector<Keep>(x, v);
     /* Contains the barrier after which warp 0 has every warp's counts; the
-     * previous tile's readers of sh passed lookbackNextTile's. */
+     * previous tile's readers of sh passed the tile loop's barrier. */
     const unsigned aggregate = Tile::scanUp(v, sh.st);
     if (threadIdx.x < 32) {
-        const LookbackResult<int> r =
-            lookbackTile<LookbackSum>(state, tile, (int)aggregate, stallNs);
+        const LookbackResult<int> r = lookbackTileWith<LookbackSum, Policy>(
+            state, tile, (int)aggregate, stallNs);
         if (threadIdx.x == 0) {
             sh.prefix = r.exclusive;
             sh.kept = (int)aggregate;
@@ -266,172 +383,420 @@ __device__ void passTileHead(const int *in, size_t n, size_t tiles,
 /* Compaction in one pass: reads n ints, writes the survivors of NonZero in
  * input order at out[0..m), and leaves m in the device int *count (written
  * by the block that handles the last tile, from its inclusive prefix).
- * Nothing is written at or past out[m]. */
-template <int THREADS, int ITEMS, bool STAGED>
-__global__ void __launch_bounds__(THREADS, 1)
+ * Nothing is written at or past out[m]. state: lookbackBytes(tiles) zero
+ * bytes. __launch_bounds__(THREADS, MIN_BLOCKS): blocks per SM, as the
+ * configurations' names say (see scan.cu's singlePassScan). */
+template <int THREADS, int ITEMS, int MIN_BLOCKS, class Policy, bool AHEAD,
+          int STORE>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 compactSinglePass(const int *__restrict__ in, int *__restrict__ out, size_t n,
                   unsigned long long *state, int *count, unsigned stallNs)
 {
     typedef StripedTile<THREADS, ITEMS> Tile;
     __shared__ PassShared<THREADS, ITEMS> sh;
-    __shared__ int staged[STAGED ? Tile::SIZE : 1];
+    __shared__ __align__(16)
+        int staged[STORE == STORE_DIRECT ? 4 : STAGED_INTS(Tile::SIZE)];
     const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    const bool vecOut = STORE == STORE_VECTORS && (uintptr_t)out % 16 == 0;
 
-    for (;;) {
-        const unsigned tile = lookbackNextTile(state, &sh.tile);
-        if (tile >= tiles) return;   /* the same in every thread */
-        int4 x[Tile::VECS];
-        unsigned v[Tile::VECS], own[Tile::VECS];
-        passTileHead<NonZero>(in, n, tiles, tile, 0, state, count, stallNs,
-                              sh, x, v, own);
+    auto body = [&](unsigned tile, size_t, bool, int4 (&x)[Tile::VECS]) {
+        unsigned v[Tile::VECS];
+        passTileHead<NonZero, Policy>(tiles, tile, x, v, state, count,
+                                      stallNs, sh);
         const size_t prefix = (unsigned)sh.prefix;
+        const unsigned kept = (unsigned)sh.kept;
+        /* The tile's survivors sit at staged[shift ..]: out[prefix] and
+         * staged[shift] have the same offset modulo 4. */
+        const unsigned shift = stagedFrom(0, prefix);
 #pragma unroll
         for (int j = 0; j < Tile::VECS; ++j) {
-            unsigned at = Tile::exclusiveOf(j, v[j], own[j], sh.st);
             const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
+            const unsigned own = NonZero()(e[0]) + NonZero()(e[1]) +
+                                 NonZero()(e[2]) + NonZero()(e[3]);
+            unsigned at = Tile::exclusiveOf(j, v[j], own, sh.st);
 #pragma unroll
             for (int c = 0; c < 4; ++c)
                 if (NonZero()(e[c])) {
-                    if (STAGED) staged[at] = e[c];
-                    else out[prefix + at] = e[c];
+                    if (STORE == STORE_DIRECT) out[prefix + at] = e[c];
+                    else staged[shift + at] = e[c];
                     ++at;
                 }
         }
-        if (STAGED) {
-            /* Every survivor of the tile is in staged. The next tile's
-             * writes to staged come after lookbackNextTile's barrier, when
-             * every thread has finished this loop. */
+        if (STORE != STORE_DIRECT) {
+            /* Every survivor of the tile is in staged. The next tile
+             * writes staged only after the barriers of its own scanUp and
+             * look-back, when every thread has finished these stores. */
             __syncthreads();
-            for (int k = threadIdx.x; k < sh.kept; k += THREADS)
-                out[prefix + (size_t)k] = staged[k];
+            const StagedRun run[1] = {{prefix, shift, kept}};
+            storeStaged<THREADS>(out, staged, run, vecOut);
+        }
+    };
+    /* 0 pads a partial tile: it is not kept. */
+    if constexpr (AHEAD)
+        lookbackEachTileAhead<Tile>(state, &sh.tile, in, n, true, 0, body);
+    else
+        lookbackEachTile<Tile>(state, &sh.tile, in, n, true, 0, body);
+}
+
+/* ---- The stable partition ---------------------------------------------
+ *
+ * Evens first, then odds, each group in input order: an even goes to its
+ * rank among the evens, an odd to E (the number of evens) plus its rank
+ * among the odds. E is known only once every element has been looked at,
+ * so a counting pass that only reads comes first, and the placing pass
+ * reads and writes: 3n ints, whatever the scheme. Two schemes:
+ *
+ * COUNTS PER BLOCK (countRanges, partitionRanges; the lesson's). Both
+ * passes run the same grid of G blocks, and block b takes the same
+ * contiguous range of tiles in both (tileRange). The counting pass leaves
+ * one count per block; each placing block sums the G counts itself (E,
+ * and the evens before its range) and then walks its range carrying the
+ * count along: no look-back, no status words, no waiting on another block,
+ * and no memset. BACKWARD walks the range from its end, so that the tiles
+ * the counting pass read last, still in the L2, are read first.
+ *
+ * LOOK-BACK (countEvens, partitionStable). The counting pass only adds up
+ * E; the placing pass finds each tile's even prefix by the look-back, as
+ * compaction does, and its odd prefix for free (the elements before the
+ * tile, less the evens before it). */
+
+/* Tiles [first, end) of block b of g over tiles tiles: contiguous ranges
+ * that differ in length by at most one, in block order. */
+struct TileRange {
+    size_t first, end;
+};
+
+__device__ inline TileRange tileRange(size_t tiles, unsigned b, unsigned g)
+{
+    return TileRange{tiles * b / g, tiles * (b + 1) / g};
+}
+
+/* Runs body(tile, x) on the tiles of r in order (BACKWARD: last first),
+ * x the thread's vectors of the tile (StripedTile::load, pad past n).
+ * AHEAD: the next tile's loads are issued before body runs on this one,
+ * at the cost of a second set of x's registers. No barrier between two
+ * calls: body keeps its own shared memory safe. */
+template <class Tile, bool AHEAD, bool BACKWARD, class Body>
+__device__ void rangeEachTile(const int *in, size_t n, TileRange r, int pad,
+                              Body &body)
+{
+    if (r.first >= r.end) return;
+    const size_t count = r.end - r.first;
+    auto tileAt = [&](size_t k) { return BACKWARD ? r.end - 1 - k : r.first + k; };
+    auto load = [&](size_t tile, int4 (&x)[Tile::VECS]) {
+        const size_t base = tile * Tile::SIZE;
+        Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, pad);
+    };
+    int4 a[Tile::VECS];
+    load(tileAt(0), a);
+    if constexpr (!AHEAD) {
+        for (size_t k = 0;;) {
+            body(tileAt(k), a);
+            if (++k == count) return;
+            load(tileAt(k), a);
+        }
+    } else {
+        /* Unrolled twice, so that the two register sets swap roles
+         * without a copy. */
+        int4 b[Tile::VECS];
+        for (size_t k = 0;; k += 2) {
+            if (k + 1 < count) load(tileAt(k + 1), b);
+            body(tileAt(k), a);
+            if (k + 1 == count) return;
+            if (k + 2 < count) load(tileAt(k + 2), a);
+            body(tileAt(k + 1), b);
+            if (k + 2 == count) return;
         }
     }
 }
 
-/* The stable partition's first pass: adds the number of evens in
- * in[0..n) to *evens (zero at launch). Only reads: n ints. Tiles are
- * independent here, so each block takes tiles blockIdx.x, + gridDim.x, ...
- * and adds its count once. */
+/* Stages and writes one tile of the stable partition, by every thread of
+ * the block, once warp 0's partials for the tile are visible (a barrier
+ * after scanUp). x: the thread's vectors (pads odd, past n); v: scanUp's
+ * result over IsEven; tileEvens: evens in the tile; evenBase: evens before
+ * it; oddBase: E plus the odds before it; inTile: its real elements. The
+ * evens are staged at their rank, the odds (pads last) after them, each
+ * run at out's offset modulo 4; a barrier, then both runs leave. */
+template <int THREADS, int ITEMS, int STORE>
+__device__ void placePartitionTile(
+    int *out, int *staged,
+    const typename StripedTile<THREADS, ITEMS>::Storage &st,
+    const int4 (&x)[ITEMS / 4], const unsigned (&v)[ITEMS / 4],
+    unsigned tileEvens, size_t evenBase, size_t oddBase, unsigned inTile,
+    bool vecOut)
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    static_assert(STORE != STORE_DIRECT, "the partition always stages");
+    const unsigned evenFrom = stagedFrom(0, evenBase);
+    const unsigned oddFrom =
+        stagedFrom((evenFrom + tileEvens + 3) & ~3u, oddBase);
+#pragma unroll
+    for (int j = 0; j < Tile::VECS; ++j) {
+        /* Element c of this vector sits at tile index local + c. */
+        const unsigned local = 4u * (threadIdx.x + (unsigned)j * THREADS);
+        const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
+        const unsigned own = IsEven()(e[0]) + IsEven()(e[1]) +
+                             IsEven()(e[2]) + IsEven()(e[3]);
+        unsigned even = Tile::exclusiveOf(j, v[j], own, st);
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+            const unsigned odd = local + c - even;   /* odds before it */
+            staged[IsEven()(e[c]) ? evenFrom + even : oddFrom + odd] = e[c];
+            even += IsEven()(e[c]);
+        }
+    }
+    /* staged holds the tile's evens, then its odds, then the pads (odd,
+     * past inTile): write the first two runs. */
+    __syncthreads();
+    const StagedRun runs[2] = {{evenBase, evenFrom, tileEvens},
+                               {oddBase, oddFrom, inTile - tileEvens}};
+    storeStaged<THREADS>(out, staged, runs,
+                         STORE == STORE_VECTORS && vecOut);
+}
+
+/* Counts per block, pass 1: blockEvens[b] = the evens in block b's range
+ * of tiles (tileRange over gridDim.x blocks), for every block b. Only
+ * reads: n ints. */
+template <int THREADS, int ITEMS, bool AHEAD>
+__global__ void __launch_bounds__(THREADS)
+countRanges(const int *__restrict__ in, size_t n,
+            unsigned long long *__restrict__ blockEvens)
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    unsigned mine = 0;
+    auto body = [&](size_t, int4 (&x)[Tile::VECS]) {
+        unsigned v[Tile::VECS];
+        keptPerVector<IsEven>(x, v);
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) mine += v[j];
+    };
+    /* 1 pads: odd. */
+    rangeEachTile<Tile, AHEAD, false>(
+        in, n, tileRange(tiles, blockIdx.x, gridDim.x), 1, body);
+    unsigned long long sum[1] = {mine};
+    blockSums<THREADS>(sum);
+    if (threadIdx.x == 0) blockEvens[blockIdx.x] = sum[0];
+}
+
+/* Counts per block, pass 2: the stable partition of in into out, on the
+ * grid countRanges ran with, after it (blockEvens as it left them). Block
+ * b places its range of tiles; block 0 leaves E in *count. stallNs is not
+ * read: nothing here waits on another block. */
+template <int THREADS, int ITEMS, int MIN_BLOCKS, bool AHEAD, bool BACKWARD,
+          int STORE>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+partitionRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
+                unsigned long long *__restrict__ blockEvens, int *count,
+                unsigned stallNs)
+{
+    (void)stallNs;
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    __shared__ typename Tile::Storage st;
+    __shared__ __align__(16) int staged[STAGED_INTS(Tile::SIZE)];
+    __shared__ unsigned tileEvensSlot;
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    const bool vecOut = (uintptr_t)out % 16 == 0;
+
+    /* sums[0]: the evens up to the end of this block's range; sums[1]: E. */
+    unsigned long long sums[2] = {0, 0};
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += THREADS) {
+        const unsigned long long c = blockEvens[b];
+        sums[0] += b <= blockIdx.x ? c : 0;
+        sums[1] += c;
+    }
+    blockSums<THREADS>(sums);
+    const size_t evens = sums[1];
+    if (blockIdx.x == 0 && threadIdx.x == 0) *count = (int)evens;
+    /* The evens before the next tile walked (forward), or before the end
+     * of the last one walked (BACKWARD). */
+    size_t run = BACKWARD ? sums[0] : sums[0] - blockEvens[blockIdx.x];
+
+    auto body = [&](size_t tile, int4 (&x)[Tile::VECS]) {
+        const size_t base = tile * Tile::SIZE;
+        const unsigned inTile =
+            n - base < (size_t)Tile::SIZE ? (unsigned)(n - base) : Tile::SIZE;
+        unsigned v[Tile::VECS];
+        keptPerVector<IsEven>(x, v);
+        /* Its barrier also orders the previous tile's readers of st,
+         * staged and tileEvensSlot (all before placePartitionTile's
+         * barrier) before any write of this tile. */
+        const unsigned aggregate = Tile::scanUp(v, st);
+        if (threadIdx.x == 0) tileEvensSlot = aggregate;
+        /* Everyone reads tileEvensSlot and warp 0's partials. */
+        __syncthreads();
+        const unsigned tileEvens = tileEvensSlot;
+        const size_t evenBase = BACKWARD ? run - tileEvens : run;
+        run = BACKWARD ? evenBase : run + tileEvens;
+        placePartitionTile<THREADS, ITEMS, STORE>(
+            out, staged, st, x, v, tileEvens, evenBase,
+            evens + (base - evenBase), inTile, vecOut);
+    };
+    /* 1 pads: odd, so placed after every real element of the tile. */
+    rangeEachTile<Tile, AHEAD, BACKWARD>(
+        in, n, tileRange(tiles, blockIdx.x, gridDim.x), 1, body);
+}
+
+/* Look-back, pass 1: adds the number of evens in in[0..n) to *evens (zero
+ * at launch). Only reads: n ints. Tiles are independent here, so each
+ * block takes tiles blockIdx.x, + gridDim.x, ... and adds its count once. */
 template <int THREADS, int ITEMS>
 __global__ void __launch_bounds__(THREADS)
 countEvens(const int *__restrict__ in, size_t n, unsigned long long *evens)
 {
     typedef StripedTile<THREADS, ITEMS> Tile;
-    __shared__ unsigned warpCount[THREADS / 32];
     const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
     unsigned mine = 0;
     for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const size_t base = tile * Tile::SIZE;
         int4 x[Tile::VECS];
-        Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, 1);  /* 1 pads:
-                                                                    odd */
+        unsigned v[Tile::VECS];
+        /* 1 pads: odd. */
+        Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, 1);
+        keptPerVector<IsEven>(x, v);
 #pragma unroll
-        for (int j = 0; j < Tile::VECS; ++j)
-            mine += IsEven()(x[j].x) + IsEven()(x[j].y) + IsEven()(x[j].z) +
-                    IsEven()(x[j].w);
+        for (int j = 0; j < Tile::VECS; ++j) mine += v[j];
     }
-    for (int off = 16; off > 0; off /= 2)
-        mine += __shfl_xor_sync(0xffffffffu, mine, off);
-    if (threadIdx.x % 32 == 0) warpCount[threadIdx.x / 32] = mine;
-    /* Thread 0 reads every warp's count. */
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned long long block = 0;
-        for (int w = 0; w < THREADS / 32; ++w) block += warpCount[w];
-        atomicAdd(evens, block);
-    }
+    unsigned long long sum[1] = {mine};
+    blockSums<THREADS>(sum);
+    if (threadIdx.x == 0) atomicAdd(evens, sum[0]);
 }
 
-/* The stable partition's second pass: every even of in at its rank among
- * the evens, every odd at E + its rank among the odds, both groups in
- * input order. E = state[0], written by countEvens (the previous launch on
- * the stream, so complete and visible); the look-back's state starts at
- * state + 1 and counts evens. A tile's odd prefix needs no look-back of its
- * own: the elements before the tile number base, so the odds before it are
- * base minus the evens before it. Writes all n slots; leaves E, counted a
- * second time, in *count. */
-template <int THREADS, int ITEMS, bool STAGED>
-__global__ void __launch_bounds__(THREADS, 1)
+/* Look-back, pass 2: every even of in at its rank among the evens, every
+ * odd at E + its rank among the odds. E = state[0], written by countEvens
+ * (the previous launch on the stream, so complete and visible); the
+ * look-back's state starts at state + 1 and counts evens. Writes all n
+ * slots; leaves E, counted a second time, in *count. */
+template <int THREADS, int ITEMS, int MIN_BLOCKS, class Policy, bool AHEAD,
+          int STORE>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 partitionStable(const int *__restrict__ in, int *__restrict__ out, size_t n,
                 unsigned long long *state, int *count, unsigned stallNs)
 {
     typedef StripedTile<THREADS, ITEMS> Tile;
     __shared__ PassShared<THREADS, ITEMS> sh;
-    __shared__ int staged[STAGED ? Tile::SIZE : 1];
+    __shared__ __align__(16) int staged[STAGED_INTS(Tile::SIZE)];
     const size_t evens = (size_t)state[0];
     unsigned long long *lookback = state + 1;
     const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    const bool vecOut = (uintptr_t)out % 16 == 0;
 
-    for (;;) {
-        const unsigned tile = lookbackNextTile(lookback, &sh.tile);
-        if (tile >= tiles) return;
-        const size_t base = (size_t)tile * Tile::SIZE;
-        const size_t inTile = n - base < (size_t)Tile::SIZE ? n - base
-                                                            : (size_t)Tile::SIZE;
-        int4 x[Tile::VECS];
-        unsigned v[Tile::VECS], own[Tile::VECS];
-        /* 1 pads: odd, so placed after every real element of the tile. */
-        passTileHead<IsEven>(in, n, tiles, tile, 1, lookback, count, stallNs,
-                             sh, x, v, own);
+    auto body = [&](unsigned tile, size_t base, bool, int4 (&x)[Tile::VECS]) {
+        const unsigned inTile =
+            n - base < (size_t)Tile::SIZE ? (unsigned)(n - base) : Tile::SIZE;
+        unsigned v[Tile::VECS];
+        passTileHead<IsEven, Policy>(tiles, tile, x, v, lookback, count,
+                                     stallNs, sh);
         const size_t evenBase = (unsigned)sh.prefix;
-        const size_t oddBase = evens + (base - evenBase);
-        const unsigned tileEvens = (unsigned)sh.kept;
-#pragma unroll
-        for (int j = 0; j < Tile::VECS; ++j) {
-            /* Element c of this vector sits at tile index local + c. */
-            const unsigned local = 4u * (threadIdx.x + (unsigned)j * THREADS);
-            unsigned even = Tile::exclusiveOf(j, v[j], own[j], sh.st);
-            const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
-#pragma unroll
-            for (int c = 0; c < 4; ++c) {
-                const unsigned odd = local + c - even;   /* odds before it */
-                if (STAGED) {
-                    staged[IsEven()(e[c]) ? even : tileEvens + odd] = e[c];
-                } else if (local + c < inTile) {
-                    if (IsEven()(e[c])) out[evenBase + even] = e[c];
-                    else out[oddBase + odd] = e[c];
-                }
-                even += IsEven()(e[c]);
-            }
-        }
-        if (STAGED) {
-            /* staged holds the tile's evens, then its odds, then the pads
-             * (odd, past inTile): write the first inTile. */
-            __syncthreads();
-            for (int k = threadIdx.x; k < (int)inTile; k += THREADS)
-                out[k < (int)tileEvens ? evenBase + k
-                                       : oddBase + (k - tileEvens)] = staged[k];
-        }
-    }
+        placePartitionTile<THREADS, ITEMS, STORE>(
+            out, staged, sh.st, x, v, (unsigned)sh.kept, evenBase,
+            evens + (base - evenBase), inTile, vecOut);
+    };
+    /* 1 pads: odd, so placed after every real element of the tile. */
+    if constexpr (AHEAD)
+        lookbackEachTileAhead<Tile>(lookback, &sh.tile, in, n, true, 1, body);
+    else
+        lookbackEachTile<Tile>(lookback, &sh.tile, in, n, true, 1, body);
 }
 
 /* The single-pass kernels' tuning, in one place: every configuration is
- * built and checked; the first is the production one (the tables, the
- * sweeps and the lesson use it); --variants times them side by side. Each
- * runs as many blocks as fit on the GPU at once, looping over tiles. */
+ * built and checked (the look-back ones also with the debug stalls); the
+ * first of each table is the production one (the tables, the sweeps and
+ * the lesson use it); --variants times them all side by side. Each runs
+ * as many blocks as fit on the GPU at once, looping over tiles. A name
+ * reads as scan.cu's passConfigs: threads x ints per thread; "ahead": the
+ * next tile loads while this one is finished; relaxed or acq-rel atomics;
+ * the look-back's window in tiles; "backoff": a warp that finds a
+ * predecessor not yet published sleeps 128 ns, then 256, ... up to 1 us;
+ * blocks per SM where __launch_bounds__ asks for them; then how the
+ * output leaves: "vector stores" (STORE_VECTORS), "staged" (STORE_STAGED),
+ * "direct" (STORE_DIRECT). "(untuned)" marks the configuration before the
+ * tuning, kept as the yardstick. */
 typedef void (*PassKernel)(const int *, int *, size_t, unsigned long long *,
                            int *, unsigned);
 typedef void (*CountKernel)(const int *, size_t, unsigned long long *);
 
 typedef struct {
-    const char *name;     /* threads x ints per thread, staged or direct */
-    PassKernel compact, partition;
-    CountKernel count;
+    const char *name;
+    PassKernel kernel;
     int threads, items;
 } PassConfig;
 
+#define COMPACT(T, I, B, P, A, S) compactSinglePass<T, I, B, P, A, S>, T, I
 static const PassConfig passConfigs[] = {
-    {"256x16 staged", compactSinglePass<256, 16, true>,
-     partitionStable<256, 16, true>, countEvens<256, 16>, 256, 16},
-    {"256x8 staged", compactSinglePass<256, 8, true>,
-     partitionStable<256, 8, true>, countEvens<256, 8>, 256, 8},
-    {"512x16 staged", compactSinglePass<512, 16, true>,
-     partitionStable<512, 16, true>, countEvens<512, 16>, 512, 16},
-    {"256x16 direct", compactSinglePass<256, 16, false>,
-     partitionStable<256, 16, false>, countEvens<256, 16>, 256, 16},
+    {"256 x 16 ahead, relaxed, window 128, 4 blocks/SM, vector stores",
+     COMPACT(256, 16, 4, LookbackRelaxed128, true, STORE_VECTORS)},
+    {"256 x 16, acq-rel, window 32, staged (untuned)",
+     COMPACT(256, 16, 1, LookbackAcqRel32, false, STORE_STAGED)},
+    {"256 x 16, relaxed, window 32, vector stores",
+     COMPACT(256, 16, 1, LookbackRelaxed32, false, STORE_VECTORS)},
+    {"256 x 16, relaxed, window 32, backoff, vector stores",
+     COMPACT(256, 16, 1, LookbackRelaxed32Backoff, false, STORE_VECTORS)},
+    {"256 x 16, relaxed, window 128, vector stores",
+     COMPACT(256, 16, 1, LookbackRelaxed128, false, STORE_VECTORS)},
+    {"256 x 16 ahead, relaxed, window 32, vector stores",
+     COMPACT(256, 16, 1, LookbackRelaxed32, true, STORE_VECTORS)},
+    {"256 x 16 ahead, relaxed, window 64, vector stores",
+     COMPACT(256, 16, 1, LookbackRelaxed64, true, STORE_VECTORS)},
+    {"256 x 16 ahead, relaxed, window 128, backoff, vector stores",
+     COMPACT(256, 16, 1, LookbackRelaxed128Backoff, true, STORE_VECTORS)},
+    {"256 x 16 ahead, acq-rel, window 128, vector stores",
+     COMPACT(256, 16, 1, LookbackAcqRel128, true, STORE_VECTORS)},
+    {"256 x 16 ahead, relaxed, window 128, staged",
+     COMPACT(256, 16, 1, LookbackRelaxed128, true, STORE_STAGED)},
+    {"256 x 16 ahead, relaxed, window 128, direct",
+     COMPACT(256, 16, 1, LookbackRelaxed128, true, STORE_DIRECT)},
+    {"256 x 16 ahead, relaxed, window 128, vector stores",
+     COMPACT(256, 16, 1, LookbackRelaxed128, true, STORE_VECTORS)},
+    {"128 x 16 ahead, relaxed, window 128, vector stores",
+     COMPACT(128, 16, 1, LookbackRelaxed128, true, STORE_VECTORS)},
+    {"512 x 16 ahead, relaxed, window 128, 2 blocks/SM, vector stores",
+     COMPACT(512, 16, 2, LookbackRelaxed128, true, STORE_VECTORS)},
+    {"256 x 32 ahead, relaxed, window 128, 2 blocks/SM, vector stores",
+     COMPACT(256, 32, 2, LookbackRelaxed128, true, STORE_VECTORS)},
 };
+#undef COMPACT
 #define PASS_CONFIGS ((int)(sizeof passConfigs / sizeof passConfigs[0]))
-#define PASS_SMALLEST_TILE (256 * 8)   /* the most tiles any config makes */
+
+/* The stable partition's: a scheme, its two passes, the tile shape. */
+typedef enum { STABLE_COUNTS, STABLE_LOOKBACK } StableScheme;
+
+typedef struct {
+    const char *name;
+    StableScheme scheme;
+    CountKernel count;
+    PassKernel place;
+    int threads, items;
+} StableConfig;
+
+#define COUNTS(T, I, B, A, W)                                                \
+    STABLE_COUNTS, countRanges<T, I, A>,                                     \
+        partitionRanges<T, I, B, A, W, STORE_VECTORS>, T, I
+#define LOOKBACK(T, I, B, P, A, S)                                           \
+    STABLE_LOOKBACK, countEvens<T, I>, partitionStable<T, I, B, P, A, S>, T, I
+static const StableConfig stableConfigs[] = {
+    {"256 x 16 ahead, counts per block, backward, 4 blocks/SM",
+     COUNTS(256, 16, 4, true, true)},
+    {"256 x 16, look-back, acq-rel, window 32, staged (untuned)",
+     LOOKBACK(256, 16, 1, LookbackAcqRel32, false, STORE_STAGED)},
+    {"256 x 16 ahead, look-back, relaxed, window 128",
+     LOOKBACK(256, 16, 1, LookbackRelaxed128, true, STORE_VECTORS)},
+    {"256 x 16 ahead, counts per block, 4 blocks/SM",
+     COUNTS(256, 16, 4, true, false)},
+    {"256 x 16, counts per block, backward, 4 blocks/SM",
+     COUNTS(256, 16, 4, false, true)},
+    {"256 x 16 ahead, counts per block, backward",
+     COUNTS(256, 16, 1, true, true)},
+    {"512 x 16 ahead, counts per block, backward, 2 blocks/SM",
+     COUNTS(512, 16, 2, true, true)},
+    {"256 x 32 ahead, counts per block, backward, 2 blocks/SM",
+     COUNTS(256, 32, 2, true, true)},
+};
+#undef COUNTS
+#undef LOOKBACK
+#define STABLE_CONFIGS ((int)(sizeof stableConfigs / sizeof stableConfigs[0]))
+/* The most tiles any configuration makes: per n ints, n / 2048 + 1. */
+#define PASS_SMALLEST_TILE (128 * 16)
 
 /* ---- Gather and scatter ---------------------------------------------- */
 
@@ -803,13 +1168,18 @@ typedef struct {
     double single, singleFloor, select, selectFloor, stable, cubPartition;
 } Target;
 
-/* A single-pass row's work: its configuration, and the look-back's debug
- * stalls (0 in every timed run). */
+/* A single-pass row's work: its configuration (of passConfigs for
+ * compaction, of stableConfigs for the partition), and the look-back's
+ * debug stalls (0 in every timed run). */
 typedef struct {
     Lab *L;
     int config;
     unsigned stallNs;
 } PassRun;
+
+/* Room for a row's name: "stable partition " or "single pass ", the
+ * configuration's name, ", stalled". */
+#define PASS_NAME 112
 
 #define STALL_NS 4000u
 
@@ -828,15 +1198,16 @@ struct Lab {
     ScanPlan plan;
     void *cubTemp;        /* allocated once, outside every timing */
     size_t cubTempBytes;
-    unsigned long long *passState;   /* the partition's count, then the
-                                        look-back's words */
-    unsigned resident[PASS_CONFIGS][2];   /* blocks of each config's
-                                        compaction, partition kernel that fit
-                                        on the GPU at once */
+    unsigned long long *passState;   /* compaction: the look-back's words;
+                                        the partition: its counts, then (for
+                                        the look-back scheme) the words */
+    unsigned compactResident[PASS_CONFIGS];   /* blocks of each that fit */
+    unsigned stableResident[STABLE_CONFIGS];  /* on the GPU at once */
     unsigned passGrid;    /* 0, or the self-check's small grid */
-    PassRun passRuns[PASS_CONFIGS][2];    /* [config][stalled] */
-    char passNames[PASS_CONFIGS][2][2][40];   /* their rows' names:
-                                        [config][stalled][partition] */
+    PassRun compactRuns[PASS_CONFIGS][2];     /* [config][stalled] */
+    PassRun stableRuns[STABLE_CONFIGS][2];
+    char compactNames[PASS_CONFIGS][2][PASS_NAME];   /* their rows' names */
+    char stableNames[STABLE_CONFIGS][2][PASS_NAME];
 
     Input inSpec, parSpec;   /* what in and par hold */
     Perm perm, values;       /* the gather/scatter map and values */
@@ -955,28 +1326,27 @@ static void runCubPartition(void *ctx)
     HX_CHECK(cubPartition(L, L->cubTemp, &bytes));
 }
 
-/* Bytes of passState: the partition's count word, then the look-back's
- * state for the most tiles any configuration makes. */
+/* Bytes of passState: a count word, then the look-back's state for the
+ * most tiles any configuration makes. That is also room for the counts
+ * per block, one word per block: a grid is never larger than the tiles,
+ * or than the self-check's small grid, and n > 0 makes at least 3 words. */
 static size_t passStateBytes(size_t n)
 {
     return sizeof(unsigned long long) +
            lookbackBytes((n + PASS_SMALLEST_TILE - 1) / PASS_SMALLEST_TILE);
 }
 
-/* Blocks for one single-pass launch: as many as fit at once, never more
- * than there are tiles (or the self-check's small grid). */
-static unsigned passBlocks(const Lab *L, int config, int partition,
-                           size_t tiles)
+/* Blocks for one single-pass launch: as many as fit at once (fit), never
+ * more than there are tiles (or the self-check's small grid). */
+static unsigned passBlocks(const Lab *L, unsigned fit, size_t tiles)
 {
     if (L->passGrid) return L->passGrid;
-    const unsigned fit = L->resident[config][partition];
     return tiles < fit ? (unsigned)tiles : fit;
 }
 
-static size_t passTiles(int config, size_t n)
+static size_t tilesOf(int threads, int items, size_t n)
 {
-    const size_t tile = (size_t)passConfigs[config].threads *
-                        passConfigs[config].items;
+    const size_t tile = (size_t)threads * items;
     return (n + tile - 1) / tile;
 }
 
@@ -991,34 +1361,43 @@ static void runCompactPass(void *ctx)
         HX_CHECK(cudaMemsetAsync(L->counts + COUNT_SINGLE, 0, sizeof(int), 0));
         return;
     }
-    const size_t tiles = passTiles(r->config, L->n);
+    const size_t tiles = tilesOf(c->threads, c->items, L->n);
     HX_CHECK(cudaMemsetAsync(L->passState, 0, lookbackBytes(tiles), 0));
-    c->compact<<<passBlocks(L, r->config, 0, tiles), c->threads>>>(
-        L->in, L->out.data, L->n, L->passState, L->counts + COUNT_SINGLE,
-        r->stallNs);
+    c->kernel<<<passBlocks(L, L->compactResident[r->config], tiles),
+                c->threads>>>(L->in, L->out.data, L->n, L->passState,
+                              L->counts + COUNT_SINGLE, r->stallNs);
     HX_CHECK_LAUNCH("compactSinglePass");
 }
 
-/* One memset clears the count word and the look-back's state together. */
+/* Launches per run of a stable partition configuration: the two passes,
+ * and for the look-back scheme the memset of its count and state. */
+static int stableLaunches(int config)
+{
+    return stableConfigs[config].scheme == STABLE_LOOKBACK ? 3 : 2;
+}
+
+/* Counts per block: the two passes on one grid, nothing to reset (the
+ * counting pass writes every block's count). Look-back: one memset clears
+ * the count word and the look-back's state together. */
 static void runPartitionPass(void *ctx)
 {
     const PassRun *r = (const PassRun *)ctx;
     Lab *L = r->L;
-    const PassConfig *c = &passConfigs[r->config];
+    const StableConfig *c = &stableConfigs[r->config];
     if (L->n == 0) {
         HX_CHECK(cudaMemsetAsync(L->counts + COUNT_STABLE, 0, sizeof(int), 0));
         return;
     }
-    const size_t tiles = passTiles(r->config, L->n);
-    const unsigned grid = passBlocks(L, r->config, 1, tiles);
-    HX_CHECK(cudaMemsetAsync(L->passState, 0,
-                             sizeof(unsigned long long) + lookbackBytes(tiles), 0));
+    const size_t tiles = tilesOf(c->threads, c->items, L->n);
+    const unsigned grid = passBlocks(L, L->stableResident[r->config], tiles);
+    if (c->scheme == STABLE_LOOKBACK)
+        HX_CHECK(cudaMemsetAsync(L->passState, 0, sizeof(unsigned long long) +
+                                                      lookbackBytes(tiles), 0));
     c->count<<<grid, c->threads>>>(L->par, L->n, L->passState);
-    HX_CHECK_LAUNCH("countEvens");
-    c->partition<<<grid, c->threads>>>(L->par, L->out.data, L->n,
-                                       L->passState, L->counts + COUNT_STABLE,
-                                       r->stallNs);
-    HX_CHECK_LAUNCH("partitionStable");
+    HX_CHECK_LAUNCH("the stable partition's counting pass");
+    c->place<<<grid, c->threads>>>(L->par, L->out.data, L->n, L->passState,
+                                   L->counts + COUNT_STABLE, r->stallNs);
+    HX_CHECK_LAUNCH("the stable partition's placing pass");
 }
 
 static void runGather(void *ctx)
@@ -1086,7 +1465,7 @@ static Row row(const char *name, hx_work run, void *ctx, Ref ref, How how,
 /* Every table starts with these two: the floor of each row is measured
  * against the first, x copy against the second. */
 enum { ROW_MEMCPY, ROW_COPY };
-#define MAX_ROWS 32
+#define MAX_ROWS 64
 
 static int copyRows(Lab *L, Row *rows)
 {
@@ -1099,19 +1478,26 @@ static int copyRows(Lab *L, Row *rows)
 static int launchesMarkScan(const Lab *L) { return 1 + scanLaunches(&L->plan); }
 static int launchesThreePhase(const Lab *L) { return 2 + scanLaunches(&L->plan); }
 
-/* The single-pass rows of configuration config (stalled: with the
- * look-back's debug stalls). */
-static int passRows(Lab *L, Row *rows, int config, int stalled)
+/* The single-pass compaction row of passConfigs[config], and the stable
+ * partition row of stableConfigs[config] (stalled: with the look-back's
+ * debug stalls). Configuration 0, unstalled, carries the name the lesson
+ * uses. */
+static Row compactRow(Lab *L, int config, int stalled)
 {
-    PassRun *r = &L->passRuns[config][stalled];
-    rows[0] = row("single-pass compaction", runCompactPass, r, REF_COMPACT,
-                  HOW_EQUAL, COUNT_SINGLE, 2, 1, 1);
-    rows[1] = row("stable partition, count + one pass", runPartitionPass, r,
-                  REF_PARTITION, HOW_EQUAL, COUNT_STABLE, 3, 3, 0);
-    if (config == 0 && !stalled) return 2;
-    rows[0].name = L->passNames[config][stalled][0];
-    rows[1].name = L->passNames[config][stalled][1];
-    return 2;
+    Row r = row("single-pass compaction", runCompactPass,
+                &L->compactRuns[config][stalled], REF_COMPACT, HOW_EQUAL,
+                COUNT_SINGLE, 2, 1, 1);
+    if (config || stalled) r.name = L->compactNames[config][stalled];
+    return r;
+}
+
+static Row stableRow(Lab *L, int config, int stalled)
+{
+    Row r = row("stable partition, count + one pass", runPartitionPass,
+                &L->stableRuns[config][stalled], REF_PARTITION, HOW_EQUAL,
+                COUNT_STABLE, stableLaunches(config), 3, 0);
+    if (config || stalled) r.name = L->stableNames[config][stalled];
+    return r;
 }
 
 /* The rows of a compaction table (full: with the teaching path's phases
@@ -1150,10 +1536,11 @@ static int compactionRows(Lab *L, Row *rows, int full)
                   REF_COMPACT, HOW_SAME_VALUES, COUNT_ATOMIC, 2, 1, 1);
     rows[k++].noteBefore = "the same values in the scheduler's order "
                            "(memset of the counter + kernel, both timed):";
-    passRows(L, rows + k, 0, 0);
-    rows[k].noteBefore = "the production path: one pass with decoupled "
-                         "look-back (memset of its state + kernels):";
-    k += 2;
+    rows[k] = compactRow(L, 0, 0);
+    rows[k++].noteBefore = "the production path: one pass with decoupled "
+                           "look-back (memset of its state + kernel), and "
+                           "the stable partition (count + place):";
+    rows[k++] = stableRow(L, 0, 0);
     rows[k] = row("CUB DeviceSelect::If", runCubSelect, L, REF_COMPACT,
                   HOW_EQUAL, COUNT_CUB_SELECT, CUB_LAUNCHES, 1, 1);
     rows[k++].noteBefore = "the library, in the same run:";
@@ -1251,6 +1638,17 @@ static size_t cubTempFor(size_t n)
     return selectBytes > partitionBytes ? selectBytes : partitionBytes;
 }
 
+/* Blocks of kernel (threads each) that fit on the GPU at once. */
+static unsigned residentBlocks(const hx_device *dev, const void *kernel,
+                               int threads)
+{
+    int perSm = 0;
+    HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel,
+                                                           threads, 0));
+    return (unsigned)(perSm > 0 ? perSm : 1) *
+           (unsigned)(dev->sms > 0 ? dev->sms : 1);
+}
+
 /* Returns HX_EXIT_OK, or prints one line and returns HX_EXIT_NOMEM when
  * capacity elements do not fit. */
 static int labOpen(Lab *L, const hx_device *dev, size_t capacity)
@@ -1279,21 +1677,24 @@ static int labOpen(Lab *L, const hx_device *dev, size_t capacity)
     HX_CHECK(cudaMalloc(&L->passState, passStateBytes(capacity)));
     for (int c = 0; c < PASS_CONFIGS; ++c) {
         const PassConfig *pc = &passConfigs[c];
-        for (int part = 0; part < 2; ++part) {
-            int perSm = 0;
-            HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &perSm, part ? pc->partition : pc->compact, pc->threads, 0));
-            L->resident[c][part] = (unsigned)(perSm > 0 ? perSm : 1) *
-                                   (unsigned)(dev->sms > 0 ? dev->sms : 1);
-        }
+        L->compactResident[c] = residentBlocks(dev, (const void *)pc->kernel,
+                                               pc->threads);
         for (int stalled = 0; stalled < 2; ++stalled) {
-            L->passRuns[c][stalled].L = L;
-            L->passRuns[c][stalled].config = c;
-            L->passRuns[c][stalled].stallNs = stalled ? STALL_NS : 0;
-            snprintf(L->passNames[c][stalled][0], sizeof L->passNames[c][stalled][0],
-                     "single pass %s%s", pc->name, stalled ? ", stalled" : "");
-            snprintf(L->passNames[c][stalled][1], sizeof L->passNames[c][stalled][1],
-                     "stable partition %s%s", pc->name, stalled ? ", stalled" : "");
+            L->compactRuns[c][stalled] = PassRun{L, c, stalled ? STALL_NS : 0};
+            snprintf(L->compactNames[c][stalled], PASS_NAME, "single pass %s%s",
+                     pc->name, stalled ? ", stalled" : "");
+        }
+    }
+    /* Both passes of a partition run on the placing pass's grid. */
+    for (int c = 0; c < STABLE_CONFIGS; ++c) {
+        const StableConfig *sc = &stableConfigs[c];
+        L->stableResident[c] = residentBlocks(dev, (const void *)sc->place,
+                                              sc->threads);
+        for (int stalled = 0; stalled < 2; ++stalled) {
+            L->stableRuns[c][stalled] = PassRun{L, c, stalled ? STALL_NS : 0};
+            snprintf(L->stableNames[c][stalled], PASS_NAME,
+                     "stable partition %s%s", sc->name,
+                     stalled ? ", stalled" : "");
         }
     }
     for (int w = 0; w < WANT_SLOTS; ++w)
@@ -1739,13 +2140,10 @@ static void mustPass(int failed)
     exit(HX_EXIT_FAIL);
 }
 
-/* Checks every row at the automatic grid, then times them all interleaved
- * run by run (hx_time_set), in the order given. */
-static void checkAndTime(Lab *L, const Row *rows, int k, const char *context,
-                         const hx_opts *o, hx_timing *t)
+/* Times rows[0..k) interleaved run by run (hx_time_set), in the order
+ * given. */
+static void timeRows(const Row *rows, int k, const hx_opts *o, hx_timing *t)
 {
-    const unsigned autoGrid = 0;
-    mustPass(checkRows(L, rows, k, context, &autoGrid, 1));
     hx_work works[MAX_ROWS];
     void *ctxs[MAX_ROWS];
     for (int j = 0; j < k; ++j) {
@@ -1753,6 +2151,15 @@ static void checkAndTime(Lab *L, const Row *rows, int k, const char *context,
         ctxs[j] = rows[j].ctx;
     }
     hx_time_set(k, works, ctxs, o->warmup, o->runs, t);
+}
+
+/* Checks every row at the automatic grid, then times them all. */
+static void checkAndTime(Lab *L, const Row *rows, int k, const char *context,
+                         const hx_opts *o, hx_timing *t)
+{
+    const unsigned autoGrid = 0;
+    mustPass(checkRows(L, rows, k, context, &autoGrid, 1));
+    timeRows(rows, k, o, t);
 }
 
 static double floorMs(const Row *r, const hx_timing *t, size_t n, size_t kept)
@@ -1851,9 +2258,9 @@ static int findRow(const Row *rows, int k, hx_work run, const void *ctx)
 static void noteTargets(Lab *L, const Row *rows, int k, const hx_timing *t,
                         double keep)
 {
-    const int s = findRow(rows, k, runCompactPass, &L->passRuns[0][0]),
+    const int s = findRow(rows, k, runCompactPass, &L->compactRuns[0][0]),
               c = findRow(rows, k, runCubSelect, L),
-              p = findRow(rows, k, runPartitionPass, &L->passRuns[0][0]),
+              p = findRow(rows, k, runPartitionPass, &L->stableRuns[0][0]),
               q = findRow(rows, k, runCubPartition, L);
     const size_t kept = L->refCount[REF_COMPACT];
     for (int r = 0; r < 3; ++r)
@@ -2096,49 +2503,90 @@ static int runSweep(const hx_device *dev, const hx_opts *o, const char *dir)
 
 /* ---- --variants: the single-pass configurations side by side ------------ */
 
+/* --variants' check: builds the references, then runs every row once at
+ * the automatic grid. A row that fails is reported, named and left out of
+ * rows (its note moves to the next row), so that one broken configuration
+ * does not hide the others' figures; the memcpy and copy rows are every
+ * row's yardsticks, so if either fails nothing is timed. Returns the
+ * number of rows left out. */
+static int checkKeeping(Lab *L, Row *rows, int *k, const char *context)
+{
+    buildReferences(L, rows, *k);
+    int kept = 0, failed = 0;
+    const char *note = NULL;
+    for (int j = 0; j < *k; ++j) {
+        Row r = rows[j];
+        if (r.noteBefore == NULL) r.noteBefore = note;
+        note = NULL;
+        if (!checkRow(L, &r, context)) {
+            rows[kept++] = r;
+            continue;
+        }
+        mustPass(j == ROW_MEMCPY || j == ROW_COPY);
+        printf("%s: %s: FAIL: left out of the timing\n", context, r.name);
+        note = r.noteBefore;
+        ++failed;
+    }
+    *k = kept;
+    return failed;
+}
+
+/* Every configuration of compaction and of the stable partition at n =
+ * 2^28 (or --n) and survival 0.1, 0.5 and 0.9, with memcpy, copy and CUB,
+ * interleaved run by run; each row checked before it is timed. Exit 1
+ * when a configuration failed its check (the others are still timed). */
 static int runVariants(const hx_device *dev, const hx_opts *o)
 {
     char why[512];
     const size_t n = defaultN(dev, o, why, sizeof why);
     Lab L;
-    const int rc = labOpen(&L, dev, n);
+    int rc = labOpen(&L, dev, n);
     if (rc != HX_EXIT_OK) return rc;
     labResize(&L, n);
     printSetup(&L, o, why);
-    const double rates[3] = {0.1, 0.5, 0.9};
     for (int s = 0; s < 3; ++s) {
-        Row rows[MAX_ROWS], pass[2];
+        const double keep = TARGET_RATES[s];
+        Row rows[MAX_ROWS];
         hx_timing t[MAX_ROWS];
-        makeInputs(&L, makeInput(o->seed, n, SHAPE_RATE, rates[s], 0),
-                   makeInput(o->seed + 1, n, SHAPE_RATE, rates[s], 1));
+        makeInputs(&L, makeInput(o->seed, n, SHAPE_RATE, keep, 0),
+                   makeInput(o->seed + 1, n, SHAPE_RATE, keep, 1));
         int k = copyRows(&L, rows);
-        const int firstPartition = k + PASS_CONFIGS + 1;
         for (int c = 0; c < PASS_CONFIGS; ++c) {
-            passRows(&L, pass, c, 0);
-            pass[0].name = L.passNames[c][0][0];
-            pass[1].name = L.passNames[c][0][1];
-            pass[0].noteBefore = pass[1].noteBefore = NULL;
-            rows[k + c] = pass[0];
-            rows[firstPartition + c] = pass[1];
+            rows[k] = compactRow(&L, c, 0);
+            rows[k].name = passConfigs[c].name;
+            if (c == 0) rows[k].noteBefore = "single-pass compaction "
+                                             "(passConfigs):";
+            ++k;
         }
-        rows[k + PASS_CONFIGS] = row("CUB DeviceSelect::If", runCubSelect, &L,
-                                     REF_COMPACT, HOW_EQUAL, COUNT_CUB_SELECT,
-                                     CUB_LAUNCHES, 1, 1);
-        k = firstPartition + PASS_CONFIGS;
+        rows[k++] = row("CUB DeviceSelect::If", runCubSelect, &L, REF_COMPACT,
+                        HOW_EQUAL, COUNT_CUB_SELECT, CUB_LAUNCHES, 1, 1);
+        for (int c = 0; c < STABLE_CONFIGS; ++c) {
+            rows[k] = stableRow(&L, c, 0);
+            rows[k].name = stableConfigs[c].name;
+            if (c == 0) rows[k].noteBefore = "stable partition, count + place "
+                                             "(stableConfigs):";
+            ++k;
+        }
         rows[k++] = row("CUB DevicePartition::If (unstable)", runCubPartition,
                         &L, REF_PARTITION, HOW_REJECTS_REVERSED,
                         COUNT_CUB_PARTITION, CUB_LAUNCHES, 2, 0);
         char context[96], title[160];
-        snprintf(context, sizeof context, "n=%zu survival %.2f", n, rates[s]);
-        checkAndTime(&L, rows, k, context, o, t);
+        snprintf(context, sizeof context, "n=%zu survival %.2f", n, keep);
+        if (checkKeeping(&L, rows, &k, context)) rc = HX_EXIT_FAIL;
+        timeRows(rows, k, o, t);
         snprintf(title, sizeof title, "single-pass configurations (threads x "
-                 "ints per thread), survival %.2f: n = %zu", rates[s], n);
+                 "ints per thread), survival %.2f: n = %zu", keep, n);
         printTable(title, rows, k, t, n, L.refCount[REF_COMPACT]);
     }
-    printf("the first configuration is the production one: passConfigs in "
-           "compaction.cu, used by every other table\n");
+    printf("the first configuration of each table is the production one "
+           "(passConfigs, stableConfigs in compaction.cu), used by every "
+           "other table; floors: compaction n + kept, the stable partition "
+           "3n, CUB's unstable one 2n\n");
+    if (rc != HX_EXIT_OK)
+        printf("variants: a configuration failed its check and was left out "
+               "(above)\n");
     labClose(&L);
-    return HX_EXIT_OK;
+    return rc;
 }
 
 /* ---- The self-check (--check) ------------------------------------------ */
@@ -2233,11 +2681,17 @@ static int checkSize(Lab *L, size_t n, uint64_t seed, int full)
                    makeInput(seed + 10 + (uint64_t)s, n, (Shape)s, 0.5, 1));
         int k = copyRows(L, rows);
         k += compactionRows(L, rows + k, 1);
-        /* Every other configuration, and every one with the look-back's
-         * debug stalls. */
+        /* Every other configuration, and every one with a look-back with
+         * its debug stalls too (compactionRows has the first of each,
+         * unstalled). */
         for (int c = 0; c < PASS_CONFIGS; ++c)
             for (int stalled = c == 0; stalled < 2; ++stalled)
-                k += passRows(L, rows + k, c, stalled);
+                rows[k++] = compactRow(L, c, stalled);
+        for (int c = 0; c < STABLE_CONFIGS; ++c) {
+            const int stalls = stableConfigs[c].scheme == STABLE_LOOKBACK;
+            for (int stalled = c == 0; stalled <= stalls; ++stalled)
+                rows[k++] = stableRow(L, c, stalled);
+        }
         char context[96];
         snprintf(context, sizeof context, "n=%zu %s%s", n, shapeName[s],
                  s == SHAPE_RATE ? " 0.5" : "");
@@ -2253,9 +2707,12 @@ static int checkSize(Lab *L, size_t n, uint64_t seed, int full)
         if (checkRows(L, rows, k, context, grids, ngrids)) return 1;
     }
     printf("n=%zu: ok: every row (copies, mark, scan, scatter, compaction, "
-           "partition, atomic, single pass in %d configurations with and "
-           "without stalls, %zu tiles of the first, CUB), %s; %sgrid %u%s\n",
-           n, PASS_CONFIGS, passTiles(0, n),
+           "partition, atomic, single-pass compaction in %d configurations "
+           "with and without stalls, %zu tiles of the first, the stable "
+           "partition in %d, CUB), %s; %sgrid %u%s\n",
+           n, PASS_CONFIGS,
+           tilesOf(passConfigs[0].threads, passConfigs[0].items, n),
+           STABLE_CONFIGS,
            full ? "every input shape" : "survival 0.5",
            full ? "gather and scatter; " : "", hx_grid_for(L->dev, n, BLOCK),
            full ? " and 3 blocks" : "");
