@@ -1,7 +1,8 @@
 /* compaction.cu: day 33. Stream compaction and the stable two-way partition,
  * first as the course builds them from three kernels you already have (a
- * predicate, the day 31 scan, a scatter), then in one pass over memory with
- * day 31's decoupled look-back; beside them the same job with one atomic
+ * predicate, the day 31 scan, a scatter), then in one pass over memory
+ * (compaction, with day 31's decoupled look-back) or one pass after a
+ * counting pass (the stable partition); beside them the same job with one atomic
  * counter, CUB, and the gather and scatter primitives underneath. Every row
  * is checked element for element against the host before it is timed, and
  * timed against a copy of the same buffers and against its floor (the bytes
@@ -18,8 +19,12 @@
  *                          in whatever order the hardware serves the counter
  *   copyInts               the baseline: n ints read, n ints written
  *   compactSinglePass      one pass: reads n, writes the survivors
- *   countEvens, partitionStable   the stable partition: a pass that only
- *                          counts, then one pass that places both groups
+ *   countRanges, partitionRanges   the stable partition: a pass that only
+ *                          counts (one count per block's range of tiles),
+ *                          then one pass that places both groups, with no
+ *                          look-back
+ *   countEvens, partitionStable   the same two passes with a look-back in
+ *                          the second (--variants rows)
  *   gather, scatter        out[i] = in[map[i]] and out[map[i]] = in[i]
  * Library rows: cub::DeviceSelect::If and cub::DevicePartition::If.
  *
@@ -27,7 +32,8 @@
  * Run:   ./day33-compaction/compaction [--n N] [--keep P] [--seed S]
  *                                      [--runs R] [--warmup W]
  *        ./day33-compaction/compaction --check      (GPU self-check, no timing)
- *        ./day33-compaction/compaction --variants   (single-pass configurations)
+ *        ./day33-compaction/compaction --variants   (single-pass configurations,
+ *                                      timed side by side at 0.1, 0.5, 0.9)
  *        ./day33-compaction/compaction --sweep [--csv DIR]   (sizes and rates,
  *                                      written as CSV for ../harness/plot.py)
  */
@@ -64,7 +70,10 @@ static const char USAGE[] =
     "--check runs the GPU self-check (sizes 0, 1, 255, 256, 257, 65537,\n"
     "16777217, a random odd one and one above 2^30 where the GPU's memory\n"
     "allows; or only --n N when given) and times nothing.\n"
-    "--variants times the single-pass configurations side by side.\n"
+    "--variants checks, then times side by side, every configuration of\n"
+    "the single-pass compaction and of the stable partition, at survival\n"
+    "0.1, 0.5 and 0.9 (a configuration that fails its check is named, left\n"
+    "out, and the run exits 1).\n"
     "--sweep times the main rows from n = 2^10 to the largest power of two\n"
     "that fits, and over survival 0 to 1 at the default n, and writes\n"
     "compaction-sizes.csv and compaction-survival.csv into the folder\n"
@@ -220,8 +229,8 @@ __global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
  *   STORE_VECTORS  the same staging, laid out so that each run's ints sit
  *                  in shared memory at the same offset modulo 4 as in out:
  *                  the runs leave as 16-byte stores, whole vectors of out,
- *                  with only a run's first and last vector written int by
- *                  int.
+ *                  and only the ints before a run's first 16-byte boundary
+ *                  and after its last (at most 3 each) one by one.
  *
  * Contract of every kernel here: in and out do not overlap (both
  * __restrict__); the state the launcher provides holds what its contract
@@ -231,9 +240,10 @@ __global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
 
 enum { STORE_DIRECT, STORE_STAGED, STORE_VECTORS };
 
-/* Ints of staging a tile of SIZE ints needs: the tile, plus the offsets
- * that align each of up to two runs with out (STORE_VECTORS), rounded up
- * to whole vectors. */
+/* Ints of staging a tile of SIZE ints needs: the tile, plus up to 3
+ * before the first run (its offset modulo 4 in out), 3 to round that run
+ * up to a multiple of 4, and 3 before the second run: 9, rounded up to a
+ * whole vector. */
 #define STAGED_INTS(SIZE) ((SIZE) + 12)
 
 /* One run of a staged tile: count ints bound for out[at ..], held at
@@ -267,43 +277,55 @@ __device__ void storeStaged(int *out, const int *staged,
                 out[r[i].at + k] = staged[r[i].from + k];
         return;
     }
-    /* Run i touches (at % 4 + count + 3) / 4 vectors of out, from the one
-     * holding out[at]; the runs' vectors are dealt out together, so two
-     * short runs keep as many threads busy as one long one. */
-    unsigned vecs[RUNS], total = 0;
+    /* Run i: head[i] ints up to the first 16-byte boundary of out, then
+     * whole[i] vectors, then fewer than 4 ints. The runs' vectors are dealt
+     * out together, so two short runs keep as many threads busy as one long
+     * one; the ints at the edges (at most 3 + 3 per run) go one by one. */
+    unsigned head[RUNS], whole[RUNS], total = 0;
 #pragma unroll
     for (int i = 0; i < RUNS; ++i) {
-        vecs[i] = r[i].count ? ((unsigned)(r[i].at % 4) + r[i].count + 3) / 4
-                             : 0u;
-        total += vecs[i];
+        const unsigned toEdge = (4u - (unsigned)(r[i].at % 4)) % 4u;
+        head[i] = r[i].count < toEdge ? r[i].count : toEdge;
+        whole[i] = (r[i].count - head[i]) / 4;
+        total += whole[i];
     }
+    /* Not unrolled: a few rounds per thread, and unrolled copies would
+     * cost registers that the tile loop's two register sets need. */
+#pragma unroll 1
     for (unsigned q = threadIdx.x; q < total; q += THREADS) {
-        size_t at = r[0].at;
-        unsigned from = r[0].from, count = r[0].count, p = q;
+        StagedRun run = r[0];
+        unsigned p = q, skip = head[0];
         bool later = true;
 #pragma unroll
         for (int i = 0; i + 1 < RUNS; ++i) {
-            later = later && p >= vecs[i];
+            later = later && p >= whole[i];
             if (later) {
-                p -= vecs[i];
-                at = r[i + 1].at;
-                from = r[i + 1].from;
-                count = r[i + 1].count;
+                p -= whole[i];
+                run = r[i + 1];
+                skip = head[i + 1];
             }
         }
-        /* Vector p of the run: its ints lo .. lo + 3, counted from out[at
-         * - s]; the run's own are s .. s + count - 1. */
-        const unsigned s = (unsigned)(at % 4), lo = 4 * p;
-        const int4 w = reinterpret_cast<const int4 *>(staged + (from - s))[p];
-        int *dst = out + (at - s) + lo;
-        if (lo >= s && lo + 4 <= s + count) {
-            *reinterpret_cast<int4 *>(dst) = w;
-        } else {
-            const int e[4] = {w.x, w.y, w.z, w.w};
+        /* out + at + skip is 16-byte aligned, and staged + from + skip with
+         * it (from % 4 == at % 4). */
+        const unsigned k = skip + 4 * p;
+        *reinterpret_cast<int4 *>(out + run.at + k) =
+            *reinterpret_cast<const int4 *>(staged + run.from + k);
+    }
+    if (threadIdx.x < 8u * RUNS) {
+        const int i = (int)(threadIdx.x / 8), e = (int)(threadIdx.x % 8);
+        StagedRun run = r[0];
+        unsigned h = head[0], w = whole[0];
 #pragma unroll
-            for (int c = 0; c < 4; ++c)
-                if (lo + c >= s && lo + c < s + count) dst[c] = e[c];
-        }
+        for (int j = 1; j < RUNS; ++j)
+            if (i == j) {
+                run = r[j];
+                h = head[j];
+                w = whole[j];
+            }
+        /* e 0..3: the head's ints; 4..7: the tail's. */
+        const unsigned k = e < 4 ? (unsigned)e : h + 4 * w + (unsigned)(e - 4);
+        if ((e < 4 ? k < h : true) && k < run.count)
+            out[run.at + k] = staged[run.from + k];
     }
 }
 
@@ -2239,8 +2261,9 @@ static void printSetup(const Lab *L, const hx_opts *o, const char *why)
 static void printFloorNote(void)
 {
     printf("x floor: the row's compulsory ints (read + written) at the "
-           "cudaMemcpy rate of this run. Compaction's floor is n + kept, an "
-           "unstable partition's 2n; the teaching rows are held to their own "
+           "cudaMemcpy rate of this run. Compaction's floor is n + kept, the "
+           "stable partition's 3n (its counting pass reads n), an unstable "
+           "one's 2n; the teaching rows are held to their own "
            "phases: mark 2n, scan 4n, scatter 2n + kept, so compaction 8n + "
            "kept and partition 9n\n");
 }
