@@ -62,8 +62,9 @@ static const char PROG[] = "compaction";
 
 static const char USAGE[] =
     "compaction: stream compaction and the stable partition, built from a\n"
-    "predicate, the day 31 scan and a scatter, and in one pass with decoupled\n"
-    "look-back; against one atomic counter, a copy, the floor and CUB, at\n"
+    "predicate, the day 31 scan and a scatter, then in one pass (compaction,\n"
+    "with decoupled look-back) or a count and one pass (the partition);\n"
+    "against one atomic counter, a copy, the floor and CUB, at\n"
     "survival --keep P, then at 0.1, 0.5 and 0.9; then gather and scatter\n"
     "over an identity map, a random permutation and a map with two writers\n"
     "per slot. Prints the wall time at the end.\n"

@@ -1,33 +1,72 @@
 #!/usr/bin/env bash
 # gpu-dev.sh: the day 33 development run, in one call on a GPU machine,
-# before the evidence is captured: build for sm_90 only, the self-check,
-# the single-pass configurations side by side at n = 2^28 (which one should
-# be passConfigs[0] in compaction.cu), and the default run under `time`
-# (it must answer in 15 s or less on the H200). Each step's output goes to
-# the terminal and to a log under $OUT (or /tmp/day33-dev); the last lines
-# say which steps failed. Run from anywhere: bash day33-compaction/gpu-dev.sh
+# before the evidence is captured (harness/evidence.sh). At most 60 s of
+# GPU work (about 30 s on an H200), after the build. Run from anywhere:
+#   bash day33-compaction/gpu-dev.sh     logs in $OUT, else ./gpu-dev-logs
+# Writes two files: gpu-dev.log (every step's whole output, in order) and
+# summary.txt (a line per step: its exit code, the one it should have, its
+# time, then the log's last lines; also printed). Each step has a time
+# limit, so a hang costs that step only (exit 124).
+#   build     make ARCH=90 (sm_90 only)
+#   sass      per single-pass kernel: 16-byte loads and stores (LDG.E.128,
+#             STG.E.128: the "vector stores" configurations must have
+#             some) and the fences (MEMBAR) and L1 invalidations (CCTL)
+#             that acquire-release costs, where cuobjdump is installed
+#   check     compaction --check: ends "self-check: all 9 sizes passed"
+#             (8 without the GPU memory for one above 2^30); every
+#             configuration of both tables, the look-back ones also with
+#             the debug stalls, at sizes whose tiles let windows of 128
+#             move back
+#   variants  compaction --variants --n 2^28: every configuration of the
+#             single-pass compaction and of the stable partition, memcpy,
+#             copy and CUB, interleaved, at survival 0.1, 0.5 and 0.9
 set -u
 cd "$(dirname "$0")/.." || exit 2
-out=${OUT:-/tmp/day33-dev}
+out=${OUT:-gpu-dev-logs}
 mkdir -p "$out"
-failed=""
+out=$(cd "$out" && pwd)
+log=$out/gpu-dev.log
+summary=$out/summary.txt
+: >"$log"
+: >"$summary"
+failed=0
 
-step() {
-    local name=$1; shift
-    echo "== $name: $*"
-    "$@" 2>&1 | tee "$out/$name.log"
-    local rc=${PIPESTATUS[0]}
-    echo "== $name: exit $rc"
-    [ "$rc" -eq 0 ] || failed="$failed $name"
+step() {   # step NAME WANTED_EXIT SECONDS COMMAND...
+    local name=$1 want=$2 limit=$3
+    shift 3
+    local t0 t1 rc part
+    part=$(mktemp)
+    t0=$(date +%s%N)
+    timeout "$limit" "$@" >"$part" 2>&1
+    rc=$?
+    t1=$(date +%s%N)
+    {
+        printf '== %-9s exit %d (want %d), %d.%03d s: %s\n' "$name" "$rc" \
+            "$want" $(((t1 - t0) / 1000000000)) \
+            $(((t1 - t0) / 1000000 % 1000)) "$*"
+        tail -n "${TAIL:-12}" "$part" | sed 's/^/   /'
+    } | tee -a "$summary"
+    { printf '\n######## %s: %s\n' "$name" "$*"; cat "$part"; } >>"$log"
+    rm -f "$part"
+    [ "$rc" -eq "$want" ] || failed=1
+    return 0
 }
 
-step build make -j"$(nproc)" -C day33-compaction ARCH=90
-[ -z "$failed" ] || { echo "gpu-dev: the build failed"; exit 1; }
-step check ./day33-compaction/compaction --check
-step variants ./day33-compaction/compaction --variants --n 2^28
-step default bash -c 'time ./day33-compaction/compaction'
-if [ -n "$failed" ]; then
-    echo "gpu-dev: FAILED:$failed (logs in $out)"
-    exit 1
+nvidia-smi --query-gpu=name,memory.total,compute_cap,driver_version \
+    --format=csv,noheader 2>/dev/null | head -n 1 | tee -a "$summary"
+step build 0 400 make -j"$(nproc)" ARCH=90 -C day33-compaction
+if command -v cuobjdump >/dev/null; then
+    step sass 0 60 bash -c "cuobjdump -sass day33-compaction/compaction | awk '
+      /Function :/ { k = (\$0 ~ /compactSinglePass|partitionRanges|partitionStable|countRanges|countEvens/) ? \$3 : \"\"
+                     if (k != \"\") n[k] = 0 }
+      k != \"\" && /LDG.E.128/ { l[k]++ }  k != \"\" && /STG.E.128/ { s[k]++ }
+      k != \"\" && /MEMBAR/ { m[k]++ }     k != \"\" && /CCTL/ { c[k]++ }
+      END { for (k in n) printf \"%4d LDG.128 %4d STG.128 %3d MEMBAR %3d CCTL  %s\n\",
+            l[k], s[k], m[k], c[k], k }' | sort -k9"
 fi
-echo "gpu-dev: all steps passed (logs in $out)"
+step check 0 35 ./day33-compaction/compaction --check
+TAIL=120 step variants 0 25 ./day33-compaction/compaction --variants --n 2^28
+
+[ "$failed" -eq 0 ] && echo "gpu-dev: every step as expected" ||
+    echo "gpu-dev: a step did not exit as expected (logs in $out)"
+exit "$failed"
