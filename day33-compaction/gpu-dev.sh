@@ -24,48 +24,40 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:-gpu-dev-logs}
 mkdir -p "$out"
-out=$(cd "$out" && pwd)
-log=$out/gpu-dev.log
-summary=$out/summary.txt
+log=$out/gpu-dev.log summary=$out/summary.txt
 : >"$log"
 : >"$summary"
 failed=0
 
-step() {   # step NAME WANTED_EXIT SECONDS COMMAND...
-    local name=$1 want=$2 limit=$3
-    shift 3
-    local t0 t1 rc part
-    part=$(mktemp)
-    t0=$(date +%s%N)
-    timeout "$limit" "$@" >"$part" 2>&1
+# run NAME SECONDS COMMAND...: the whole output to the log, the exit code,
+# the time and the last TAIL lines to the summary and the terminal.
+run() {
+    local name=$1 limit=$2 start=$SECONDS rc
+    shift 2
+    printf '\n######## %s: %s\n' "$name" "$*" >>"$log"
+    local from=$(($(wc -l <"$log") + 1))
+    timeout "$limit" "$@" >>"$log" 2>&1
     rc=$?
-    t1=$(date +%s%N)
-    {
-        printf '== %-9s exit %d (want %d), %d.%03d s: %s\n' "$name" "$rc" \
-            "$want" $(((t1 - t0) / 1000000000)) \
-            $(((t1 - t0) / 1000000 % 1000)) "$*"
-        tail -n "${TAIL:-12}" "$part" | sed 's/^/   /'
+    [ "$rc" -eq 0 ] || failed=1
+    { echo "== $name: exit $rc (want 0), $((SECONDS - start)) s: $*"
+      tail -n +"$from" "$log" | tail -n "${TAIL:-12}" | sed 's/^/   /'
     } | tee -a "$summary"
-    { printf '\n######## %s: %s\n' "$name" "$*"; cat "$part"; } >>"$log"
-    rm -f "$part"
-    [ "$rc" -eq "$want" ] || failed=1
-    return 0
 }
 
 nvidia-smi --query-gpu=name,memory.total,compute_cap,driver_version \
     --format=csv,noheader 2>/dev/null | head -n 1 | tee -a "$summary"
-step build 0 400 make -j"$(nproc)" ARCH=90 -C day33-compaction
+run build 400 make -j"$(nproc)" ARCH=90 -C day33-compaction
 if command -v cuobjdump >/dev/null; then
-    step sass 0 60 bash -c "cuobjdump -sass day33-compaction/compaction | awk '
+    run sass 60 bash -c "cuobjdump -sass day33-compaction/compaction | awk '
       /Function :/ { k = (\$0 ~ /compactSinglePass|partitionRanges|partitionStable|countRanges|countEvens/) ? \$3 : \"\"
                      if (k != \"\") n[k] = 0 }
       k != \"\" && /LDG.E.128/ { l[k]++ }  k != \"\" && /STG.E.128/ { s[k]++ }
       k != \"\" && /MEMBAR/ { m[k]++ }     k != \"\" && /CCTL/ { c[k]++ }
-      END { for (k in n) printf \"%4d LDG.128 %4d STG.128 %3d MEMBAR %3d CCTL  %s\n\",
+      END { for (k in n) printf \"%4d LDG.128 %4d STG.128 %3d MEMBAR %3d CCTL  %s\\n\",
             l[k], s[k], m[k], c[k], k }' | sort -k9"
 fi
-step check 0 35 ./day33-compaction/compaction --check
-TAIL=120 step variants 0 25 ./day33-compaction/compaction --variants --n 2^28
+run check 35 ./day33-compaction/compaction --check
+TAIL=120 run variants 25 ./day33-compaction/compaction --variants --n 2^28
 
 [ "$failed" -eq 0 ] && echo "gpu-dev: every step as expected" ||
     echo "gpu-dev: a step did not exit as expected (logs in $out)"
