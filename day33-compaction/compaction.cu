@@ -2,11 +2,11 @@
  * first as the course builds them from three kernels you already have (a
  * predicate, the day 31 scan, a scatter), then in one pass over memory
  * (compaction, with day 31's decoupled look-back) or one pass after a
- * counting pass (the stable partition); beside them the same job with one atomic
- * counter, CUB, and the gather and scatter primitives underneath. Every row
- * is checked element for element against the host before it is timed, and
- * timed against a copy of the same buffers and against its floor (the bytes
- * it must move at the cudaMemcpy rate measured in the same run).
+ * counting pass (the stable partition); beside them the same job with one
+ * atomic counter, CUB, and the gather and scatter primitives underneath.
+ * Every row is checked element for element against the host before it is
+ * timed, and timed against a copy of the same buffers and against its floor
+ * (the bytes it must move at the cudaMemcpy rate measured in the same run).
  *
  * Kernels, by the lesson's names:
  *   markNonZero, markEven  rank[i] = pred(in[i]) ? 1 : 0 (the flags are written
@@ -32,8 +32,8 @@
  * Run:   ./day33-compaction/compaction [--n N] [--keep P] [--seed S]
  *                                      [--runs R] [--warmup W]
  *        ./day33-compaction/compaction --check      (GPU self-check, no timing)
- *        ./day33-compaction/compaction --variants   (single-pass configurations,
- *                                      timed side by side at 0.1, 0.5, 0.9)
+ *        ./day33-compaction/compaction --variants   (the single-pass
+ *                                      configurations side by side)
  *        ./day33-compaction/compaction --sweep [--csv DIR]   (sizes and rates,
  *                                      written as CSV for ../harness/plot.py)
  */
@@ -505,7 +505,9 @@ __device__ void rangeEachTile(const int *in, size_t n, TileRange r, int pad,
 {
     if (r.first >= r.end) return;
     const size_t count = r.end - r.first;
-    auto tileAt = [&](size_t k) { return BACKWARD ? r.end - 1 - k : r.first + k; };
+    auto tileAt = [&](size_t k) {
+        return BACKWARD ? r.end - 1 - k : r.first + k;
+    };
     auto load = [&](size_t tile, int4 (&x)[Tile::VECS]) {
         const size_t base = tile * Tile::SIZE;
         Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, pad);
@@ -747,12 +749,14 @@ typedef struct {
 
 #define COMPACT(T, I, B, P, A, S) compactSinglePass<T, I, B, P, A, S>, T, I
 static const PassConfig passConfigs[] = {
-    {"256 x 16 ahead, relaxed, window 128, 4 blocks/SM, vector stores",
-     COMPACT(256, 16, 4, LookbackRelaxed128, true, STORE_VECTORS)},
-    {"256 x 16, acq-rel, window 32, staged (untuned)",
-     COMPACT(256, 16, 1, LookbackAcqRel32, false, STORE_STAGED)},
     {"256 x 16, relaxed, window 32, vector stores",
      COMPACT(256, 16, 1, LookbackRelaxed32, false, STORE_VECTORS)},
+    {"256 x 16, acq-rel, window 32, staged (untuned)",
+     COMPACT(256, 16, 1, LookbackAcqRel32, false, STORE_STAGED)},
+    {"256 x 16, relaxed, window 32, staged",
+     COMPACT(256, 16, 1, LookbackRelaxed32, false, STORE_STAGED)},
+    {"256 x 16 ahead, relaxed, window 128, 4 blocks/SM, vector stores",
+     COMPACT(256, 16, 4, LookbackRelaxed128, true, STORE_VECTORS)},
     {"256 x 16, relaxed, window 32, backoff, vector stores",
      COMPACT(256, 16, 1, LookbackRelaxed32Backoff, false, STORE_VECTORS)},
     {"256 x 16, relaxed, window 128, vector stores",
@@ -777,6 +781,8 @@ static const PassConfig passConfigs[] = {
      COMPACT(512, 16, 2, LookbackRelaxed128, true, STORE_VECTORS)},
     {"256 x 32 ahead, relaxed, window 128, 2 blocks/SM, vector stores",
      COMPACT(256, 32, 2, LookbackRelaxed128, true, STORE_VECTORS)},
+    {"512 x 16, relaxed, window 32, vector stores",
+     COMPACT(512, 16, 1, LookbackRelaxed32, false, STORE_VECTORS)},
 };
 #undef COMPACT
 #define PASS_CONFIGS ((int)(sizeof passConfigs / sizeof passConfigs[0]))
