@@ -15,12 +15,11 @@ package harness/grader/).
    driver's events, exit codes and signals can give, the watchdogs, the
    performance points, the reference failing, identical submissions
    scoring alike.
-3. The compile stage through harness/grader/compiler.py (until it exists,
-   the test double standin_compiler.py, said so in the output): the
-   corpus (corpus/, expected verdicts in expected.csv) graded with
-   --build-only for ARCH 75, every compile-stage verdict exact and every
-   other case not_run; hostile names; no byte of /etc/passwd in OUT; the
-   schemas of grades.csv and results.json; shards and merge.
+3. The compile stage through harness/grader/compiler.py: the corpus
+   (corpus/, expected verdicts in expected.csv) graded with --build-only
+   for ARCH 75, every compile-stage verdict exact and every other case
+   not_run; hostile names; no byte of /etc/passwd in OUT; the schemas of
+   grades.csv and results.json; shards and merge.
 4. Without a GPU: grade.py without --build-only says so at the start and
    at the end, exits 3 and writes no grades.
 5. With a GPU (the probe finds one): the corpus graded for real, every
@@ -57,24 +56,12 @@ from grader import (cli, compiling, judge, listing, machine,  # noqa: E402
                     reports, running)
 
 RESULTS = {"passed": 0, "failed": 0}
-COMPILER = "harness/grader/compiler.py"
 
 
 def check(ok, what):
     RESULTS["passed" if ok else "failed"] += 1
     print("%s %s" % ("ok  " if ok else "FAIL", what), flush=True)
     return ok
-
-
-def use_compiler():
-    """The real compile stage, or the test double while it is absent."""
-    try:
-        from grader import compiler  # noqa: F401
-        return COMPILER
-    except ImportError:
-        import standin_compiler
-        sys.modules["grader.compiler"] = standin_compiler
-        return "the test double standin_compiler.py (%s is absent)" % COMPILER
 
 
 def grade(argv):
@@ -489,7 +476,7 @@ def make_class(tmp, expected):
     return klass
 
 
-def test_corpus_compile(tmp, compiler_used):
+def test_corpus_compile(tmp):
     expected = read_expected()
     klass = make_class(tmp, expected)
     out = os.path.join(tmp, "out")
@@ -497,8 +484,8 @@ def test_corpus_compile(tmp, compiler_used):
     rc, text = grade([klass, "--out", out, "--build-only", "--arch", "75",
                       "--compile-mem", "1024", "--jobs", "2", "--seed", "1"])
     print(text, end="")
-    check(rc == 0, "the corpus's compile stage (%s), --build-only: exit %s, "
-          "%.0f s" % (compiler_used, rc, time.monotonic() - start))
+    check(rc == 0, "the corpus's compile stage, --build-only: exit %s, %.0f s"
+          % (rc, time.monotonic() - start))
     rows = read_rows(out)
     folders = listing.folder_names([r["key"] for r in expected])
     got = by_folder(rows)
@@ -697,18 +684,17 @@ def main():
     p.add_argument("--keep", default=None, help="grade the corpus on the "
                    "GPU into this OUT folder and keep it")
     args = p.parse_args()
-    compiler_used = use_compiler()
     cc, line = probe()
-    print("run_tests: compile stage: %s; %s" % (
-        compiler_used, "GPU: %s" % line if cc else "no GPU (%s): the GPU "
-        "stages run with the fake driver only" % line), flush=True)
+    print("run_tests: %s" % ("GPU: %s" % line if cc else "no GPU (%s): the "
+                             "GPU stages run with the fake driver only"
+                             % line), flush=True)
     tmp = tempfile.mkdtemp(prefix="grade-tests-")
     try:
         test_process(tmp)
         test_names()
         test_classes(tmp)
         test_fake_runs(tmp)
-        test_corpus_compile(tmp, compiler_used)
+        test_corpus_compile(tmp)
         test_shards(tmp)
         if cc:
             test_gpu(tmp, args.keep and os.path.abspath(args.keep))

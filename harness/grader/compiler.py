@@ -11,13 +11,22 @@ launches `scatterThreeWay` by its mangled name. The grading tool and the
 student's own `make` call this same function, so what a student sees is
 what the grader sees.
 
-Before compiling, the preprocessor itself (nvcc -M: the device and host
-passes together, so a superset of what the device compile reads) lists the
-files the compile reads. Each is judged on its real path: allowed are the
-CUDA Toolkit's include folders (next to the nvcc used: CUB, Thrust and
+The compile itself lists the files it reads: the preprocessor of each
+device pass prints its include trace (gcc's -H: a line per file it
+enters, as it enters it, so the list is whole up to the point where the
+preprocessor stopped, even when it stopped on an error inside that file).
+Each path is judged on its real path: allowed are the CUDA Toolkit's
+include folders (next to the nvcc used: CUB, Thrust and
 cooperative_groups live there), the host compiler's own system folders
 (which cuda_runtime.h pulls in) and the copy of threeway.cu itself.
-Anything else is `forbidden_include`, named by path and never shown.
+Anything else is `forbidden_include`, named by its path and never shown,
+whatever else the compile did (failed, hit a limit, or succeeded: the
+module is then thrown away). No host pass runs (-cubin and -fatbin
+compile device code only), so the trace is every file the module is
+made from. A file the preprocessor cannot read to its end (a device such
+as /dev/zero, a pipe) is never entered: the compile stops at its memory
+or time limit instead (compile_limit or compile_timeout), with nothing of
+the file shown.
 
 Every nvcc process runs under a wall-clock limit (its whole process group
 is killed), an address-space limit, a file-size limit (its output and its
@@ -186,6 +195,8 @@ def student_lines(log):
     ever shown. Capped at MESSAGE_LINES lines and MESSAGE_CHARS chars."""
     kept, dropped, keep_tail = [], 0, False
     for line in log.splitlines():
+        if _TRACE.match(line.encode("utf-8", "replace")):
+            continue            # the include trace (-H), judged apart
         m = _EDG.match(line) or _GCC.match(line)
         if m:
             kept.append("%s:%s: %s" % (NAME, m.group(1), m.group(2)))
@@ -273,15 +284,31 @@ def allowed_roots(nvcc_path, env, scratch):
     return _roots_cache[key]
 
 
-def parse_depfile(text):
-    """The prerequisites of a make rule as nvcc -M writes it: continuation
-    lines joined, escaped spaces kept, the target before ':' dropped."""
-    text = text.replace("\\\n", " ")
-    head, sep, rest = text.partition(": ")
-    if not sep:
-        raise ValueError("no rule in the dependency file")
-    words = re.findall(r"(?:\\.|[^\s\\])+", rest)
-    return [re.sub(r"\\(.)", r"\1", w).replace("$$", "$") for w in words]
+_TRACE = re.compile(rb"^\.+ (.+?)\r?$")
+
+
+def include_trace(log_path, cwd):
+    """{real path: the path as the preprocessor opened it} for every file
+    it entered, from its include trace in log_path (-H: per file, as many
+    dots as its depth, a space, the path, relative to cwd when not
+    absolute). The whole log is read, however long: a trace line past any
+    cap would be a file let through unjudged."""
+    paths = {}
+    with open(log_path, "rb") as f:
+        for line in f:
+            m = _TRACE.match(line.rstrip(b"\n"))
+            if m:
+                opened = os.fsdecode(m.group(1))
+                paths.setdefault(os.path.realpath(os.path.join(cwd, opened)),
+                                 opened)
+    return paths
+
+
+def _named(real, opened):
+    """A forbidden path as the verdict names it: the real path, and the
+    path as opened when that differs (a link, "..", /dev/stdin)."""
+    plain = os.path.normpath(opened)
+    return real if plain == real else "%s (opened as %s)" % (real, plain)
 
 
 def _under(path, roots):
@@ -447,9 +474,8 @@ def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
     t0 = time.monotonic()
     archs = parse_arch(arch)
     nvcc_path = find_nvcc(nvcc)
-    # The source alone in one folder (the compile's working folder); the
-    # compiler's files in another, at an unpredictable path, so that the
-    # two passes (-M, then the compile) see the same files.
+    # The source alone in one folder (the compile's working folder, so
+    # that "threeway.cu" names the copy); the compiler's files in another.
     src_dir = tempfile.mkdtemp(prefix="threeway-src-", dir=scratch)
     work = tempfile.mkdtemp(prefix="threeway-work-", dir=scratch)
     try:
@@ -472,26 +498,20 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
     flags = arch_flags(archs) + FLAGS
     left = lambda: time_limit - (time.monotonic() - t0)  # noqa: E731
 
-    # 1. What the compile reads, from the preprocessor.
-    deps = os.path.join(work, "deps.d")
-    ran = _run_limited([nvcc_path] + flags + ["-M", "-MF", deps, "-MT",
-                       "module", NAME], src_dir, env,
-                       os.path.join(work, "deps.log"), left(), mem_limit,
-                       out_cap)
-    bad = _limit_verdict(ran, "preprocessing", time_limit, mem_limit,
-                         out_cap)
-    if bad:
-        return bad
-    if ran.rc != 0 or not os.path.exists(deps):
-        return Compiled(False, "compile_error", "the compile failed:\n"
-                        + student_lines(ran.log))
-    with open(deps, encoding="utf-8", errors="replace") as f:
-        read = parse_depfile(f.read())
-    includes = sorted({os.path.realpath(os.path.join(src_dir, p))
-                       for p in read})
+    # 1. The module, device code only, with the preprocessor's include
+    # trace. What it read is judged first, whatever else happened.
+    ext = "cubin" if len(archs) == 1 else "fatbin"
+    built = os.path.join(work, "module." + ext)
+    log = os.path.join(work, "compile.log")
+    ran = _run_limited([nvcc_path] + flags + ["-Xcompiler", "-H", NAME,
+                                              "-o", built],
+                       src_dir, env, log, left(), mem_limit, out_cap)
+    trace = include_trace(log, src_dir)
+    includes = sorted(trace)
     roots = allowed_roots(nvcc_path, env, work)
     own = os.path.realpath(copy)
-    forbidden = [p for p in includes if p != own and not _under(p, roots)]
+    forbidden = [_named(p, trace[p]) for p in includes
+                 if p != own and not _under(p, roots)]
     if forbidden:
         return Compiled(False, "forbidden_include", "%s includes %s outside "
                         "the CUDA Toolkit and the compiler's system folders: "
@@ -499,12 +519,7 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
                         % (NAME, "a file" if len(forbidden) == 1 else
                            "files", ", ".join(forbidden)), includes=includes)
 
-    # 2. The module itself, device code only.
-    ext = "cubin" if len(archs) == 1 else "fatbin"
-    built = os.path.join(work, "module." + ext)
-    ran = _run_limited([nvcc_path] + flags + [NAME, "-o", built], src_dir,
-                       env, os.path.join(work, "compile.log"), left(),
-                       mem_limit, out_cap)
+    # 2. Its limits, then its errors: only lines about threeway.cu shown.
     bad = _limit_verdict(ran, "compile", time_limit, mem_limit, out_cap)
     if bad:
         bad.includes = includes
