@@ -22,8 +22,9 @@ package harness/grader/).
    grades.csv and results.json; shards and merge.
 4. Without a GPU: grade.py without --build-only says so at the start and
    at the end, exits 3 and writes no grades.
-5. With a GPU (the probe finds one): the corpus graded for real, every
-   case's final verdict exact.
+5. With a GPU (the probe finds one): the corpus graded for real, with
+   memcheck's run, every case's final verdict exact; then oob_mib
+   without memcheck's run, which passes (the guards cannot see it).
 Ends with "N passed, M failed"; exits 1 on any failure.
 """
 
@@ -656,8 +657,11 @@ def test_gpu(tmp, keep):
     klass = make_class(os.path.join(tmp, "gpu"), expected)
     out = keep or os.path.join(tmp, "gpu-out")
     start = time.monotonic()
+    # memcheck's run on, whatever the tool's default: oob_mib's verdict
+    # comes from it.
     rc, text = grade([klass, "--out", out, "--compile-mem", "1024",
-                      "--run-timeout", "10", "--seed", "31033"])
+                      "--run-timeout", "10", "--seed", "31033",
+                      "--sanitize"])
     print(text, end="")
     check(rc == 0, "the corpus graded on the GPU: exit %s, %.0f s"
           % (rc, time.monotonic() - start))
@@ -677,6 +681,26 @@ def test_gpu(tmp, keep):
           "every passing case has full marks (%s)" % sorted(
               {x["score"] for x in passing}))
     check_schemas(out, rows)
+    row = got.get("submissions/oob_mib", {})
+    check("memcheck" in row.get("detail", ""), "oob_mib's finding is "
+          "memcheck's: %s" % row.get("detail", "")[:90])
+    test_gpu_no_sanitize(tmp)
+
+
+def test_gpu_no_sanitize(tmp):
+    """What memcheck's run adds: oob_mib's stray write lies past every
+    guard, so without memcheck it passes."""
+    klass = os.path.join(tmp, "gpu-no-sanitize")
+    shutil.copytree(os.path.join(HERE, "corpus", "oob_mib"),
+                    os.path.join(klass, "oob_mib"))
+    out = os.path.join(tmp, "gpu-no-sanitize-out")
+    rc, text = grade([klass, "--out", out, "--seed", "31033",
+                      "--no-sanitize"])
+    rows = read_rows(out)
+    check(rc == 0 and [(r["reason"], r["score"]) for r in rows] == [
+        ("pass", "100")], "oob_mib with --no-sanitize: %s (the write past "
+          "the guards is memcheck's alone to see)" % [
+              (r["reason"], r["score"]) for r in rows])
 
 
 def main():

@@ -147,14 +147,18 @@ class _Ran:
         return self.rc != 0 and any(p in low for p in OUT_OF_MEMORY)
 
 
-def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap):
+def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap,
+                 nice=0):
     """Runs cmd in its own process group with stdin from /dev/null and
-    stdout and stderr into log_path; kills the whole group at time_limit
-    seconds. Returns a _Ran whose log is the first LOG_READ bytes."""
+    stdout and stderr into log_path, nice added to its nice value; kills
+    the whole group at time_limit seconds. Returns a _Ran whose log is the
+    first LOG_READ bytes."""
     def limits():
         resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
         resource.setrlimit(resource.RLIMIT_FSIZE, (out_cap, out_cap))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if nice:
+            os.nice(nice)
 
     t0 = time.monotonic()
     timed_out = False
@@ -461,15 +465,17 @@ def find_nvcc(nvcc):
 
 
 def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
-                       time_limit=60, mem_limit=4 << 30, out_cap=64 << 20):
+                       time_limit=60, mem_limit=4 << 30, out_cap=64 << 20,
+                       nice=0):
     """Compiles src (a threeway.cu) to the device module out_module for
     arch (see parse_arch): a cubin for one architecture, a fatbin for
     several. Returns a Compiled; never runs anything built from src.
     scratch: the folder in which the fresh compile folders are made
     (default: the system's temporary folder). time_limit (seconds) covers
     the whole compile; mem_limit (bytes) is the address space of each
-    compiler process, out_cap (bytes) the most any of them may write.
-    Raises ValueError for a bad arch, CompilerUnavailable when nvcc or its
+    compiler process, out_cap (bytes) the most any of them may write;
+    nice is added to their nice value (the grading tool lowers the
+    compiles' priority below its drivers'). Raises ValueError for a bad arch, CompilerUnavailable when nvcc or its
     host compiler cannot be found or run."""
     t0 = time.monotonic()
     archs = parse_arch(arch)
@@ -480,7 +486,7 @@ def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
     work = tempfile.mkdtemp(prefix="threeway-work-", dir=scratch)
     try:
         result = _compile(src, out_module, archs, nvcc_path, src_dir, work,
-                          t0, time_limit, mem_limit, out_cap)
+                          t0, time_limit, mem_limit, out_cap, nice)
     finally:
         shutil.rmtree(src_dir, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
@@ -489,7 +495,7 @@ def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
 
 
 def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
-             time_limit, mem_limit, out_cap):
+             time_limit, mem_limit, out_cap, nice):
     copy = os.path.join(src_dir, NAME)
     refused = _copy_source(src, copy)
     if refused:
@@ -505,7 +511,7 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
     log = os.path.join(work, "compile.log")
     ran = _run_limited([nvcc_path] + flags + ["-Xcompiler", "-H", NAME,
                                               "-o", built],
-                       src_dir, env, log, left(), mem_limit, out_cap)
+                       src_dir, env, log, left(), mem_limit, out_cap, nice)
     trace = include_trace(log, src_dir)
     includes = sorted(trace)
     roots = allowed_roots(nvcc_path, env, work)
@@ -539,7 +545,7 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
         ran = _run_limited([nvcc_path] + arch_flags(archs[-1:]) + FLAGS +
                            [NAME, "-o", probe], src_dir, env,
                            os.path.join(work, "probe.log"), left(),
-                           mem_limit, out_cap)
+                           mem_limit, out_cap, nice)
         bad = _limit_verdict(ran, "compile", time_limit, mem_limit, out_cap)
         if bad or ran.rc != 0:
             return bad or Compiled(False, "compile_error", "the compile "
