@@ -16,14 +16,19 @@
 #   - the spread of the copies' x_copy: min, median, max and max/min.
 # Exits 1, saying which, when a copy did not pass with full marks, when the
 # time in all is over $LIMIT_S (default 60) seconds, or when max/min is
-# over $SPREAD (default 1.05); 2 when grading itself failed.
+# over $SPREAD (default 1.05); 2 when grading itself failed. The OUT folder
+# is $KEEP when set (an empty or new folder), else a new one under /tmp.
 set -eu
 n=${1:-100}
 shift || true
 jobs=${JOBS:-$(nproc)}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 class=$(mktemp -d /tmp/grade-class.XXXXXX)
-out=$(mktemp -d /tmp/grade-class-out.XXXXXX)
+if [ -n "${KEEP:-}" ]; then
+    mkdir -p "$KEEP" && out=$(cd "$KEEP" && pwd)
+else
+    out=$(mktemp -d /tmp/grade-class-out.XXXXXX)
+fi
 for i in $(seq -w 1 "$n"); do
     mkdir "$class/student$i"
     cp "$root/day33-exercise-threeway/solution/threeway.cu" "$class/student$i/"
@@ -40,11 +45,16 @@ start=$(date +%s.%N)
 python3 "$root/harness/grade.py" "$class" --out "$out" --jobs "$jobs" \
     --arch "$arch" "$@" > "$out.log" 2>&1 || rc=$?
 end=$(date +%s.%N)
-head -n 8 "$out.log"
-echo "[... $(($(wc -l < "$out.log") - 10)) lines: the progress lines and the table, in $out.log ...]"
-tail -n 2 "$out.log"
+lines=$(wc -l < "$out.log")
+if [ "$lines" -le 12 ]; then
+    cat "$out.log"
+else
+    head -n 8 "$out.log"
+    echo "[... $((lines - 10)) lines: the progress lines and the table, in $out.log ...]"
+    tail -n 2 "$out.log"
+fi
 echo "grade.py exit $rc"
-[ "$rc" -eq 0 ] || { tail -n 40 "$out.log"; exit 2; }
+[ "$rc" -eq 0 ] || exit 2
 verdict=0
 python3 - "$out" "$n" "$start" "$end" "${LIMIT_S:-60}" "${SPREAD:-1.05}" <<'PY' || verdict=1
 import csv, json, os, statistics as st, sys
