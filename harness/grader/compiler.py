@@ -52,12 +52,16 @@ import resource
 import shutil
 import signal
 import stat
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 from typing import List, Optional
+
+try:
+    from . import entries as module_entries     # within the grader package
+except ImportError:
+    import entries as module_entries            # run as a script
 
 NAME = "threeway.cu"
 ENTRY = "_Z15scatterThreeWayPKiS0_S0_PimS0_S0_"
@@ -320,78 +324,6 @@ def _under(path, roots):
                for r in roots)
 
 
-# ---- the module's entries -----------------------------------------------
-
-STO_CUDA_ENTRY = 0x10           # st_other bit of a kernel entry
-STT_FUNC = 2
-SHT_SYMTAB = 2
-FATBIN_MAGIC = 0xBA55ED50
-FATBIN_ELF = 2                  # entry kind: machine code (1 is PTX)
-
-
-def elf_entries(elf):
-    """Kernel entry names in a CUDA ELF (cubin): the function symbols with
-    the STO_CUDA_ENTRY bit, read from the symbol table with struct."""
-    if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
-        raise ValueError("not a 64-bit little-endian ELF")
-    shoff, = struct.unpack_from("<Q", elf, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", elf, 0x3A)
-    sections = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + k * shentsize)
-                for k in range(shnum)]
-    names = []
-    for sec in sections:
-        if sec[1] != SHT_SYMTAB:
-            continue
-        off, size, entsize = sec[4], sec[5], sec[9] or 24
-        strtab = sections[sec[6]]
-        for k in range(size // entsize):
-            st_name, st_info, st_other = struct.unpack_from(
-                "<IBB", elf, off + k * entsize)
-            if st_info & 0xF == STT_FUNC and st_other & STO_CUDA_ENTRY:
-                start = strtab[4] + st_name
-                end = elf.index(b"\0", start)
-                names.append(elf[start:end].decode("utf-8", "replace"))
-    return sorted(set(names))
-
-
-def fatbin_elves(blob):
-    """(sm, ELF bytes) for each machine-code image of an nvcc -fatbin file,
-    or None when an image is compressed (the caller then inspects a cubin
-    of its own). Layout: a 16-byte header (magic, version, header size,
-    size of the images), then per image a header (kind, ..., its header
-    size, payload size, ..., the sm at byte 28) and its payload."""
-    magic, _, hsize, fsize = struct.unpack_from("<IHHQ", blob, 0)
-    if magic != FATBIN_MAGIC:
-        raise ValueError("not a fatbin")
-    out, off, end = [], hsize, min(hsize + fsize, len(blob))
-    while off + 32 <= end:
-        kind, _, ehsize, psize = struct.unpack_from("<HHIQ", blob, off)
-        sm, = struct.unpack_from("<I", blob, off + 28)
-        payload = blob[off + ehsize:off + ehsize + psize]
-        if kind == FATBIN_ELF:
-            if payload[:4] != b"\x7fELF":
-                return None
-            out.append((sm, payload))
-        off += ehsize + psize
-    return out
-
-
-def demangle(names):
-    """names demangled by c++filt (or cu++filt) when one is installed."""
-    tool = shutil.which("cu++filt") or shutil.which("c++filt")
-    if not tool or not names:
-        return list(names)
-    try:
-        r = subprocess.run([tool], input="\n".join(names) + "\n",
-                           capture_output=True, text=True, timeout=10)
-        out = r.stdout.splitlines()
-        if r.returncode == 0 and len(out) == len(names):
-            return out
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return list(names)
-
-
 # ---- the compile ----------------------------------------------------------
 
 def _copy_source(src, dest):
@@ -475,8 +407,9 @@ def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
     the whole compile; mem_limit (bytes) is the address space of each
     compiler process, out_cap (bytes) the most any of them may write;
     nice is added to their nice value (the grading tool lowers the
-    compiles' priority below its drivers'). Raises ValueError for a bad arch, CompilerUnavailable when nvcc or its
-    host compiler cannot be found or run."""
+    compiles' priority below its drivers'). Raises ValueError for a bad
+    arch, CompilerUnavailable when nvcc or its host compiler cannot be
+    found or run."""
     t0 = time.monotonic()
     archs = parse_arch(arch)
     nvcc_path = find_nvcc(nvcc)
@@ -537,7 +470,8 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
     # 3. Its entries: every machine-code image must hold the fixed one.
     with open(built, "rb") as f:
         blob = f.read()
-    images = [(archs[0], blob)] if ext == "cubin" else fatbin_elves(blob)
+    images = [(archs[0], blob)] if ext == "cubin" else \
+        module_entries.fatbin_elves(blob)
     if images is None:
         # Compressed images: inspect a cubin of the last architecture,
         # compiled the same way (nvcc's own fatbin is what gets loaded).
@@ -552,12 +486,14 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
                                    "failed:\n" + student_lines(ran.log))
         with open(probe, "rb") as f:
             images = [(archs[-1], f.read())]
-    per_image = [(sm, elf_entries(elf)) for sm, elf in images]
+    per_image = [(sm, module_entries.elf_entries(elf))
+                 for sm, elf in images]
     entries = sorted({e for _, names in per_image for e in names})
     lacking = ["sm_%s" % sm for sm, names in per_image if ENTRY not in names]
     if lacking or not per_image:
         if entries:
-            have = "; its kernels: " + ", ".join(demangle(entries))
+            have = "; its kernels: " + ", ".join(
+                module_entries.demangle(entries))
         else:
             have = "; it has no kernel at all (scatterThreeWay must be " \
                    "__global__)"

@@ -17,6 +17,7 @@ usable file. Runs in parallel (--jobs) in pipeline.py's compile pool.
 import hashlib
 import os
 
+from . import compiler
 from .machine import SetupError
 
 SOURCE_READ_MAX = 16 << 20      # bytes hashed for the seed
@@ -35,17 +36,11 @@ class Compiled:
 
 
 def compile_submission(*args, **kwargs):
-    """compiler.py's compile_submission, imported when first needed so
-    that merge and --help work without it."""
-    try:
-        from . import compiler
-    except ImportError as e:
-        raise SetupError("the compile stage harness/grader/compiler.py "
-                         "cannot be imported: %s" % e)
-    unavailable = getattr(compiler, "CompilerUnavailable", ())
+    """compiler.py's compile_submission; nvcc or its host compiler
+    missing is the machine's fault (SetupError), never a verdict."""
     try:
         return compiler.compile_submission(*args, **kwargs)
-    except unavailable as e:    # nvcc or its host compiler: the machine's
+    except compiler.CompilerUnavailable as e:
         raise SetupError("the compile stage cannot run: %s" % e)
 
 
