@@ -374,6 +374,7 @@ def test_fake_runs(tmp):
               runs == [20.0] * 4, "--gpus 0,1 --no-sanitize: the reference "
               "timed on each GPU, no memcheck, 4 runs of 20 points")
         shutil.rmtree(out)
+        test_overlap(tmp, klass, out, tools)
         ref = os.path.join(tmp, "ref.cu")
         with open(ref, "w") as f:
             f.write("// FAKE:boundary\n")
@@ -386,6 +387,30 @@ def test_fake_runs(tmp):
               % rc)
     finally:
         compiling.compile_submission, machine.probe_gpus, cli.GRACE = saved
+
+
+def test_overlap(tmp, klass, out, tools):
+    """The runs do not wait for the reference; only the verdicts do."""
+    few = os.path.join(tmp, "overlap")
+    for marker in ("pass", "boundary"):
+        shutil.copytree(os.path.join(klass, marker), os.path.join(few, marker))
+    ref = os.path.join(tmp, "slow-ref.cu")
+    with open(ref, "w") as f:
+        f.write("// FAKE:sleep_3\n")
+    rc, text = grade([few, "--out", out, "--driver", tools["driver"],
+                      "--no-sanitize", "--reference-module", ref, "--jobs",
+                      "4", "--seed", "7"])
+    times = read_rows(out, "timings.csv")
+    with open(os.path.join(out, "shard.json")) as f:
+        meta = json.load(f)
+    ready = meta.get("reference_ready_s") or 0
+    check(rc == 0 and len(times) == 2 and ready >= 3 and all(
+        float(t["end_at"]) < ready - 1 <= float(t["done_at"]) for t in times),
+          "the runs go on while the reference runs (3 s); the verdicts "
+          "wait for it: ends %s, written %s, reference at %s s" % (
+              [t.get("end_at") for t in times],
+              [t.get("done_at") for t in times], ready))
+    shutil.rmtree(out)
 
 
 def _check_fake_details(out, rows):

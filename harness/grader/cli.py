@@ -144,7 +144,8 @@ def grade(args, log):
     if cfg.build_only:
         log_settings(cfg, log)
     pipe = pipeline.Pipeline(cfg, log, clock, len(mine))
-    graded = pipe.grade(mine, lambda: setup_machine(cfg, args, log),
+    graded = pipe.grade(mine, lambda known: setup_machine(cfg, args, log,
+                                                          known),
                         args.reference_module)
     wall = clock()
     if pipe.no_gpu:
@@ -153,7 +154,7 @@ def grade(args, log):
             "--build-only checks the compile stage alone.")
         return 3
     if pipe.failure:
-        log("grade.py: setup failed, nothing graded: %s" % pipe.failure)
+        log("grade.py: nothing graded: %s" % pipe.failure)
         return 1
     meta = {"shard": "%d/%d" % args.shard, "kind": kind,
             "class": [s.name for s in subs],
@@ -227,8 +228,9 @@ def configure(args, log):
     return cfg, kind, subs, mine
 
 
-def setup_machine(cfg, args, log):
-    """The GPU probe, ARCH (when --arch did not give it), the driver,
+def setup_machine(cfg, args, log, arch_known):
+    """The GPU probe, ARCH (when --arch did not give it; then
+    arch_known(), so that the compiles start), the driver,
     compute-sanitizer. Raises pipeline.NoGpu, after its line, when a GPU
     of --gpus is not usable."""
     found = machine.probe_gpus(cfg.gpus, cfg.nvcc)
@@ -241,6 +243,7 @@ def setup_machine(cfg, args, log):
         log("  %s%s" % ("GPU %s: " % g if g else "", line))
     cfg.arch = cfg.arch or " ".join(sorted({cc for _, _, cc in found},
                                            key=int))
+    arch_known()
     log_settings(cfg, log)
     if args.driver:
         cfg.driver = os.path.abspath(args.driver)

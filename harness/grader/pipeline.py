@@ -55,9 +55,10 @@ class Pipeline:
     # ---- the whole run --------------------------------------------------
 
     def grade(self, mine, setup, prebuilt=None):
-        """Grades mine. setup(): the machine's setup (raises NoGpu or
-        machine.SetupError; sets cfg.arch when it was not given). prebuilt:
-        the reference's module, or None to compile solution/threeway.cu."""
+        """Grades mine. setup(arch_known): the machine's setup (raises
+        NoGpu or machine.SetupError); it sets cfg.arch when --arch did not,
+        then calls arch_known(). prebuilt: the reference's module, or None
+        to compile solution/threeway.cu."""
         cfg = self.cfg
         self.pools = {
             "compile": concurrent.futures.ThreadPoolExecutor(cfg.jobs),
@@ -83,13 +84,18 @@ class Pipeline:
                                                         *args))
 
     def _guard(self, fn, *args):
-        """Runs one task; a failure of the setup stops everything."""
+        """Runs one task. A failure of the setup, or of this tool (OUT
+        cannot be written, say), stops everything; one submission's
+        trouble never reaches here (it is that submission's verdict)."""
         try:
             fn(*args)
         except NoGpu as e:
             self._stop(None, str(e))
         except machine.SetupError as e:
             self._stop(str(e))
+        except Exception as e:      # noqa: BLE001 (reported, then stop)
+            self._stop("the grading tool failed: %s: %s"
+                       % (type(e).__name__, e))
 
     def _stop(self, failure, no_gpu=None):
         with self.lock:
@@ -110,7 +116,7 @@ class Pipeline:
     # ---- the stages -----------------------------------------------------
 
     def _setup(self, setup):
-        setup()
+        setup(self.arch_ready.set)
         self.marks["machine"] = round(self.clock(), 3)
         self.arch_ready.set()
         self.machine_ready.set()
