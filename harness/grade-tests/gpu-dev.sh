@@ -50,13 +50,13 @@ step() {
 
 if [ -z "$only" ] || [ "$only" = class ]; then
     # Alone on the machine: these are the measurements.
-    step "time-class.sh 100 --sanitize" 200 \
+    step "time-class.sh 100 --sanitize" 150 \
         env KEEP="$work/class" $cap "$dest/class.txt" bash harness/grade-tests/time-class.sh 100 --sanitize
-    step "time-class.sh 100 --no-sanitize" 200 \
+    step "time-class.sh 100 --no-sanitize" 150 \
         env KEEP="$work/class-no-sanitize" $cap "$dest/class.txt" bash harness/grade-tests/time-class.sh 100 --no-sanitize
 fi
 if [ -z "$only" ] || [ "$only" = grading ]; then
-    step "run_tests.py with the GPU" 240 \
+    step "run_tests.py with the GPU" 200 \
         $cap "$dest/grading.txt" python3 harness/grade-tests/run_tests.py --keep "$work/corpus"
     for f in grades.csv submissions/order/results.json timings.csv; do
         $cap "$dest/grading.txt" cat "$work/corpus/$f"

@@ -37,6 +37,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -382,6 +383,7 @@ def test_fake_runs(tmp):
               "timed on each GPU, no memcheck, 4 runs of 20 points")
         shutil.rmtree(out)
         test_overlap(tmp, klass, out, tools)
+        test_stop(tmp, klass, tools)
         ref = os.path.join(tmp, "ref.cu")
         with open(ref, "w") as f:
             f.write("// FAKE:boundary\n")
@@ -394,6 +396,56 @@ def test_fake_runs(tmp):
               % rc)
     finally:
         compiling.compile_submission, machine.probe_gpus, cli.GRACE = saved
+
+
+STOPPED = """
+import sys
+sys.path.insert(0, %r)
+import run_tests as rt
+rt.compiling.compile_submission = rt.fake_compile
+rt.machine.probe_gpus = lambda gpus, nvcc: [
+    (g, "GPU: Fake GPU (compute capability 9.0, 1 SMs)", "90") for g in gpus]
+sys.exit(rt.cli.main(sys.argv[1:]))
+"""
+
+
+def test_stop(tmp, klass, tools):
+    """SIGTERM to the tool: every driver under way dies with it."""
+    few = os.path.join(tmp, "stop")
+    shutil.copytree(os.path.join(klass, "hang_run"),
+                    os.path.join(few, "hang_run"))
+    out = os.path.join(tmp, "stop-out")
+    p = subprocess.Popen([sys.executable, "-c", STOPPED % HERE, few, "--out",
+                          out, "--driver", tools["driver"], "--no-sanitize",
+                          "--submission-timeout", "120", "--run-timeout",
+                          "100", "--seed", "7"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not drivers_of(out):
+        time.sleep(0.1)
+    before = drivers_of(out)
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(timeout=20)
+    time.sleep(0.5)
+    after = drivers_of(out)
+    check(before and not after and rc == 128 + signal.SIGTERM and
+          not os.path.exists(os.path.join(out, "grades.csv")), "SIGTERM: "
+          "the tool exits %s, its %d drivers under way are gone (%d left), "
+          "no grades" % (rc, len(before), len(after)))
+
+
+def drivers_of(out):
+    """The live drivers (grade mode, a module under OUT)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/cmdline" % entry, "rb") as f:
+                cmd = f.read()
+            if out.encode() in cmd and b"--grade" in cmd:
+                found.append(entry)
+        except OSError:
+            continue
+    return found
 
 
 def test_overlap(tmp, klass, out, tools):

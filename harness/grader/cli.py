@@ -17,11 +17,12 @@ import json
 import os
 import re
 import secrets
+import signal
 import sys
 import threading
 import time
 
-from . import listing, machine, merge, pipeline, reports
+from . import listing, machine, merge, pipeline, reports, running
 
 GRACE = 15.0            # s the grader waits beyond the driver's own watchdog
 SANITIZE_SLOWDOWN = 4   # memcheck's run may take this many times longer
@@ -117,10 +118,21 @@ class Log:
             print(msg, file=self.stream, flush=True)
 
 
+def stop_now(signum, frame):
+    """SIGINT, SIGTERM: every driver under way is killed with its process
+    group, and the tool exits at once, writing nothing more."""
+    running.kill_all()
+    os._exit(128 + signum)
+
+
 def main(argv, out=None):
     if argv and argv[0] in ("merge", "--merge"):
         return merge.main(argv[1:])
     args = parser().parse_args(argv)
+    saved = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            saved[sig] = signal.signal(sig, stop_now)
     log = Log(out or sys.stdout)
     try:
         return grade(args, log)
@@ -133,6 +145,9 @@ def main(argv, out=None):
     except OSError as e:
         log("grade.py: %s" % e)
         return 1
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
 
 
 def grade(args, log):
