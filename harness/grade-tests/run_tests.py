@@ -8,13 +8,15 @@ package harness/grader/).
    flood, the per-run and per-submission watchdogs, the group kill, the
    file-size limit), names and OUT folders, the class kinds (a class of
    one, Gradescope exports with and without PyYAML, Classroom clones),
-   CSV neutralisation, the score shares.
+   CSV neutralisation, the score shares, GRADING.md's verdict table
+   against the judge's.
 2. The run stage and the judge, with test doubles: fake_driver.py stands
    in for the driver (events, exit codes, signals, hangs, floods) and a
    fake compile copies each file into its "module". Every verdict the
    driver's events, exit codes and signals can give, the watchdogs, the
    performance points, the reference failing, identical submissions
-   scoring alike.
+   scoring alike; the runs going on while the reference runs, only the
+   verdicts waiting for it; SIGTERM killing every driver under way.
 3. The compile stage through harness/grader/compiler.py: the corpus
    (corpus/, expected verdicts in expected.csv) graded with --build-only
    for ARCH 75, every compile-stage verdict exact and every other case
