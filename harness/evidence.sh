@@ -12,8 +12,10 @@
 #              a grade-mode result file
 #   grading    the grading tool's tests with every corpus case graded on
 #              the GPU, and that run's grades.csv, one results.json, timings
+#              (harness/grade-tests/gpu-dev.sh --only grading)
 #   class      a class of 100 copies of the reference solution, timed, with
 #              and without compute-sanitizer's run (its cost)
+#              (harness/grade-tests/gpu-dev.sh --only class)
 # With no PART, all six. Set COMMIT to the commit being captured (the GPU
 # machine's copy of the tree has no .git). Copy the files into the day
 # folders (day31-scan/evidence-h200.txt, ...; named for the GPU) and commit them.
@@ -91,18 +93,10 @@ for part in $parts; do
         $cap "$t" ./$ex/threeway --grade --module $ex/build/solution.fatbin --result /tmp/threeway-grade.jsonl --seed 12345 --time
         $cap "$t" grep -v -e '"event":"start"' -e '"status":"pass","detail"' /tmp/threeway-grade.jsonl
         ;;
-    grading)
-        t=$dest/grading.txt
-        rm -rf /tmp/grade-corpus
-        $cap "$t" python3 harness/grade-tests/run_tests.py --keep /tmp/grade-corpus
-        $cap "$t" cat /tmp/grade-corpus/grades.csv
-        $cap "$t" cat /tmp/grade-corpus/submissions/order/results.json
-        $cap "$t" cat /tmp/grade-corpus/timings.csv
-        ;;
-    class)
-        t=$dest/class.txt
-        $cap "$t" env JOBS=16 bash harness/grade-tests/time-class.sh 100
-        $cap "$t" env JOBS=16 GRADE_FLAGS=--no-sanitize bash harness/grade-tests/time-class.sh 100
+    grading|class)
+        # The grading tool's own script: grading.txt and class.txt (see its
+        # opening comment).
+        bash harness/grade-tests/gpu-dev.sh --only "$part" "$dest"
         ;;
     *) echo "evidence.sh: unknown part $part"; exit 2 ;;
     esac
