@@ -38,8 +38,8 @@ check: all
 	$(MAKE) -C day33-exercise-threeway test-host
 	bash harness/gpu-checks.sh
 	@if [ -d harness/grade-tests ]; then \
-	    echo "python3 harness/grade-tests/run_tests.py"; \
-	    python3 harness/grade-tests/run_tests.py; \
+	    echo "python3 harness/grade-tests/run_tests.py $(RUN_TESTS_FLAGS)"; \
+	    python3 harness/grade-tests/run_tests.py $(RUN_TESTS_FLAGS); \
 	else \
 	    echo "grading tool tests: not part of this copy (no harness/grade-tests/)"; \
 	fi

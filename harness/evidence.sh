@@ -1,39 +1,60 @@
 #!/usr/bin/env bash
 # evidence.sh DEST [PART...]: on a GPU machine, build every day and capture
 # the transcripts the lessons quote, one file per part, into DEST:
-#   day31      scan --check, the default run (timed), --variants, --sweep
-#              (its CSV beside the transcript), compute-sanitizer
+#   top        `time make run`, then the top-level `make check` with the
+#              reference solution copied over threeway.cu (restored after):
+#              the host tests, every lab's --check, the student's status,
+#              the maintainers' solution and starter checks and the grading
+#              tool's tests with the GPU (its outputs kept for "grading")
+#   day31      the default run (timed), --variants, --sweep (its CSV and
+#              plot beside the transcript), Nsight Compute on the single
+#              pass and CUB's scan, compute-sanitizer
 #   onepass    the exercise's one-pass split (solution/onepass.cu): its
-#              check, its table and --variants (every configuration)
-#   day33      compaction --check, the default run under time, --variants,
+#              table and --variants (its --check runs in top), sanitizers
+#   day33      compaction: the default run under time, --variants,
 #              --n 8387997, --sweep (its CSVs into DEST), sanitizers
 #   threeway   the reference's check and timing, the starter failing, the
 #              two wrong kernels' reports, the sanitizers on --plan sanitize,
 #              a grade-mode result file
-#   grading    the grading tool's tests with every corpus case graded on
-#              the GPU, and that run's grades.csv, one results.json, timings
+#   grading    grades.csv, one results.json and timings.csv of the grading
+#              tool's corpus run in "top" (or, without it, that run)
 #   class      a class of 100 copies of the reference solution, timed, with
 #              and without compute-sanitizer's run (its cost)
-# With no PART, all six. Set COMMIT to the commit being captured (the GPU
-# machine's copy of the tree has no .git). Copy the files into the day
-# folders (day31-scan/evidence-h200.txt, ...; named for the GPU) and commit them.
+# With no PART, all of them in that order. The labs' --check output is in
+# top's transcript (make check runs each). Set COMMIT to the commit being
+# captured (the GPU machine's copy of the tree has no .git) and ARCH to
+# build for (default: the course's "75 80 90"). Copy the files into the
+# folders (day31-scan/evidence-h200.txt, ...; named for the GPU) and commit
+# them.
 set -u
-dest=${1:?usage: evidence.sh DEST [day31|onepass|day33|threeway|grading|class]...}
+dest=${1:?usage: evidence.sh DEST [top|day31|onepass|day33|threeway|grading|class]...}
 shift
-parts=${*:-day31 onepass day33 threeway grading class}
+parts=${*:-top day31 onepass day33 threeway grading class}
 cd "$(dirname "$0")/.." || exit 2
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
-export BUILD_LINE="make -j all   (default ARCH: 75 80 90, + PTX 90)"
+export ARCH=${ARCH:-75 80 90}
+export BUILD_LINE="make -j all ARCH=\"$ARCH\""
 make -j"$(nproc)" all >"$dest/build.log" 2>&1 || { tail -n 40 "$dest/build.log"; exit 1; }
+# The exercise's modules: a cubin for one architecture, else a fatbin.
+ext=$([ "$(echo $ARCH | wc -w)" -gt 1 ] && echo fatbin || echo cubin)
+ex=day33-exercise-threeway
 cap=harness/capture.sh
 san="compute-sanitizer --error-exitcode 99"
 
 for part in $parts; do
     case $part in
+    top)
+        t=$dest/make.txt
+        $cap "$t" bash -c "time make run"
+        cp $ex/threeway.cu "$dest/threeway.cu.saved"
+        cp $ex/solution/threeway.cu $ex/threeway.cu
+        rm -rf "$dest/grade-corpus"
+        $cap "$t" make check RUN_TESTS_FLAGS="--keep $dest/grade-corpus"
+        cp "$dest/threeway.cu.saved" $ex/threeway.cu
+        ;;
     day31)
         t=$dest/day31-scan.txt
-        $cap "$t" ./day31-scan/scan --check
         $cap "$t" bash -c "time ./day31-scan/scan"
         $cap "$t" ./day31-scan/scan --variants
         $cap "$t" ./day31-scan/scan --sweep --csv "$dest/scan-sweep-h200.csv"
@@ -42,25 +63,27 @@ for part in $parts; do
         # Small runs, the single pass over 130 tiles of 4096 (the debug
         # stalls on: windows of 32 move back; the 3-block runs loop over
         # tiles).
+        ncu="ncu --clock-control none --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats"
+        $cap "$t" $ncu --kernel-name regex:singlePassScan --launch-skip 2 ./day31-scan/scan --n 2^26 --runs 2 --warmup 1
+        $cap "$t" $ncu --kernel-name regex:DeviceScanKernel --launch-skip 1 ./day31-scan/scan --n 2^26 --runs 2 --warmup 1
         $cap "$t" $san --tool memcheck --leak-check full ./day31-scan/scan --n 530001 --runs 2 --warmup 1
-        for tool in memcheck racecheck synccheck initcheck; do
+        for tool in memcheck synccheck initcheck; do
             $cap "$t" $san --tool $tool ./day31-scan/scan --check --n 530001
         done
+        # racecheck (shared memory, within a block) over 35 tiles.
+        $cap "$t" $san --tool racecheck ./day31-scan/scan --check --n 140001
         ;;
     onepass)
         # Maintainers' evidence: solution/ is not in the student copy.
         t=$dest/day33-onepass.txt
-        ex=day33-exercise-threeway
         make -s -C $ex threeway-onepass >>"$dest/build.log" 2>&1
-        $cap "$t" ./$ex/threeway-onepass --check
         $cap "$t" ./$ex/threeway-onepass
         $cap "$t" ./$ex/threeway-onepass --variants
         $cap "$t" $san --tool memcheck ./$ex/threeway-onepass --check --n 530001
-        $cap "$t" $san --tool racecheck ./$ex/threeway-onepass --check --n 530001
+        $cap "$t" $san --tool racecheck ./$ex/threeway-onepass --check --n 140001
         ;;
     day33)
         t=$dest/day33-compaction.txt
-        $cap "$t" ./day33-compaction/compaction --check
         $cap "$t" bash -c 'time ./day33-compaction/compaction'
         $cap "$t" ./day33-compaction/compaction --variants
         $cap "$t" ./day33-compaction/compaction --n 8387997
@@ -76,33 +99,34 @@ for part in $parts; do
         ;;
     threeway)
         t=$dest/day33-exercise-threeway.txt
-        ex=day33-exercise-threeway
-        # make all compiled the modules for the default ARCH: fatbins.
-        $cap "$t" make -s -C $ex solution
+        # make all compiled the modules (build/*.$ext).
+        $cap "$t" bash -c "time ./$ex/threeway --module $ex/build/solution.$ext"
         $cap "$t" make -s -C $ex starter-fails
-        $cap "$t" ./$ex/threeway --check --module $ex/build/starter.fatbin
+        $cap "$t" ./$ex/threeway --check --module $ex/build/starter.$ext
         for kind in boundary order; do
-            $cap "$t" python3 harness/grader/compiler.py harness/grade-tests/corpus/$kind/threeway.cu --out /tmp/threeway-$kind.fatbin
-            $cap "$t" ./$ex/threeway --check --module /tmp/threeway-$kind.fatbin
+            $cap "$t" python3 harness/grader/compiler.py harness/grade-tests/corpus/$kind/threeway.cu --out /tmp/threeway-$kind.$ext --arch "$ARCH"
+            $cap "$t" ./$ex/threeway --check --module /tmp/threeway-$kind.$ext
         done
         for tool in memcheck racecheck initcheck synccheck; do
-            $cap "$t" $san --tool $tool ./$ex/threeway --module $ex/build/solution.fatbin --plan sanitize --check --run-timeout 600
+            $cap "$t" $san --tool $tool ./$ex/threeway --module $ex/build/solution.$ext --plan sanitize --check --run-timeout 600
         done
-        $cap "$t" ./$ex/threeway --grade --module $ex/build/solution.fatbin --result /tmp/threeway-grade.jsonl --seed 12345 --time
+        $cap "$t" ./$ex/threeway --grade --module $ex/build/solution.$ext --result /tmp/threeway-grade.jsonl --seed 12345 --time
         $cap "$t" grep -v -e '"event":"start"' -e '"status":"pass","detail"' /tmp/threeway-grade.jsonl
         ;;
     grading)
-        t=$dest/grading.txt
-        rm -rf /tmp/grade-corpus
-        $cap "$t" python3 harness/grade-tests/run_tests.py --keep /tmp/grade-corpus
-        $cap "$t" cat /tmp/grade-corpus/grades.csv
-        $cap "$t" cat /tmp/grade-corpus/submissions/order/results.json
-        $cap "$t" cat /tmp/grade-corpus/timings.csv
+        if [ -d "$dest/grade-corpus" ]; then
+            # The corpus graded by top's make check (run_tests.py --keep).
+            t=$dest/grading.txt
+            for f in grades.csv submissions/order/results.json timings.csv; do
+                $cap "$t" cat "$dest/grade-corpus/$f"
+            done
+        else
+            bash harness/grade-tests/gpu-dev.sh --only grading "$dest"
+        fi
         ;;
     class)
-        t=$dest/class.txt
-        $cap "$t" env JOBS=16 bash harness/grade-tests/time-class.sh 100
-        $cap "$t" env JOBS=16 GRADE_FLAGS=--no-sanitize bash harness/grade-tests/time-class.sh 100
+        # The grading tool's own script: class.txt (see its opening comment).
+        bash harness/grade-tests/gpu-dev.sh --only class "$dest"
         ;;
     *) echo "evidence.sh: unknown part $part"; exit 2 ;;
     esac

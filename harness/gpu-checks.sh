@@ -65,7 +65,7 @@ case $rc in
 esac
 
 if [ -d "$ex/solution" ]; then
-    step "exercise: the reference solution passes" make -s -C "$ex" solution
+    step "exercise: the reference solution passes" make -s -C "$ex" SOLUTION_FLAGS=--check solution
     step "exercise: the committed starter fails" make -s -C "$ex" starter-fails
 else
     echo "== exercise: no solution/ in this copy: the reference and starter checks are the maintainers'"

@@ -80,21 +80,21 @@ size_t hx_partition(const int *in, int *out, size_t n, hx_pred pred)
 
 void hx_split3(const int *in, int *out, size_t n, size_t *b1, size_t *b2)
 {
-    size_t i, neg = 0, zero = 0, a, b, c;
+    size_t i, neg = 0, zero = 0, slot[3];
     for (i = 0; i < n; ++i) {
         neg += in[i] < 0;
         zero += in[i] == 0;
     }
-    a = 0;
-    b = neg;
-    c = neg + zero;
+    /* The next slot of each group: negatives, zeros, positives. Indexed
+     * by the value's kind rather than branched on, since the kinds of a
+     * mixed input are unpredictable. */
+    slot[0] = 0;
+    slot[1] = neg;
+    slot[2] = neg + zero;
     for (i = 0; i < n; ++i) {
-        if (in[i] < 0)
-            out[a++] = in[i];
-        else if (in[i] == 0)
-            out[b++] = in[i];
-        else
-            out[c++] = in[i];
+        const int v = in[i];
+        const int kind = (v >= 0) + (v > 0);
+        out[slot[kind]++] = v;
     }
     if (b1)
         *b1 = neg;

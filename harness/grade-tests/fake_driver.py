@@ -51,6 +51,8 @@ def main(argv):
         return 3
     if mode == "hang_begin":
         time.sleep(3600)
+    if mode.startswith("sleep_"):   # a slow start, then a pass
+        time.sleep(float(mode[6:]))
     emit(event="begin", seed=int(arg(argv, "--seed")), plan=plan, runs=runs,
          gpu="Fake GPU", cc="9.0", sms=1, l2_bytes=1 << 20, driver=13000,
          runtime=13000)

@@ -8,23 +8,25 @@ package harness/grader/).
    flood, the per-run and per-submission watchdogs, the group kill, the
    file-size limit), names and OUT folders, the class kinds (a class of
    one, Gradescope exports with and without PyYAML, Classroom clones),
-   CSV neutralisation, the score shares.
+   CSV neutralisation, the score shares, GRADING.md's verdict table
+   against the judge's.
 2. The run stage and the judge, with test doubles: fake_driver.py stands
    in for the driver (events, exit codes, signals, hangs, floods) and a
    fake compile copies each file into its "module". Every verdict the
    driver's events, exit codes and signals can give, the watchdogs, the
    performance points, the reference failing, identical submissions
-   scoring alike.
-3. The compile stage through harness/grader/compiler.py (until it exists,
-   the test double standin_compiler.py, said so in the output): the
-   corpus (corpus/, expected verdicts in expected.csv) graded with
-   --build-only for ARCH 75, every compile-stage verdict exact and every
-   other case not_run; hostile names; no byte of /etc/passwd in OUT; the
-   schemas of grades.csv and results.json; shards and merge.
+   scoring alike; the runs going on while the reference runs, only the
+   verdicts waiting for it; SIGTERM killing every driver under way.
+3. The compile stage through harness/grader/compiler.py: the corpus
+   (corpus/, expected verdicts in expected.csv) graded with --build-only
+   for ARCH 75, every compile-stage verdict exact and every other case
+   not_run; hostile names; no byte of /etc/passwd in OUT; the schemas of
+   grades.csv and results.json; shards and merge.
 4. Without a GPU: grade.py without --build-only says so at the start and
    at the end, exits 3 and writes no grades.
-5. With a GPU (the probe finds one): the corpus graded for real, every
-   case's final verdict exact.
+5. With a GPU (the probe finds one): the corpus graded for real, with
+   memcheck's run, every case's final verdict exact; then oob_mib
+   without memcheck's run, which passes (the guards cannot see it).
 Ends with "N passed, M failed"; exits 1 on any failure.
 """
 
@@ -35,7 +37,9 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -57,24 +61,12 @@ from grader import (cli, compiling, judge, listing, machine,  # noqa: E402
                     reports, running)
 
 RESULTS = {"passed": 0, "failed": 0}
-COMPILER = "harness/grader/compiler.py"
 
 
 def check(ok, what):
     RESULTS["passed" if ok else "failed"] += 1
     print("%s %s" % ("ok  " if ok else "FAIL", what), flush=True)
     return ok
-
-
-def use_compiler():
-    """The real compile stage, or the test double while it is absent."""
-    try:
-        from grader import compiler  # noqa: F401
-        return COMPILER
-    except ImportError:
-        import standin_compiler
-        sys.modules["grader.compiler"] = standin_compiler
-        return "the test double standin_compiler.py (%s is absent)" % COMPILER
 
 
 def grade(argv):
@@ -186,6 +178,12 @@ def test_names():
                        ("  =x", "'  =x"), ("plain", "plain"), ("", "")):
         check(reports.neutralise(cell) == want, "CSV cell %r -> %r"
               % (cell, reports.neutralise(cell)))
+    with open(os.path.join(HARNESS, "GRADING.md"), encoding="utf-8") as f:
+        table = dict(re.findall(r"(?m)^\| `([a-z_]+)` \| (pass|fail|error) \|",
+                                f.read()))
+    check(table == judge.REASONS, "GRADING.md's verdict table holds every "
+          "reason the judge gives, with its status (%s)" % sorted(
+              set(table.items()) ^ set(judge.REASONS.items())))
     parts = judge.shares(80.0, 17)
     check(abs(sum(parts) - 80.0) < 1e-9 and max(parts) - min(parts) <=
           0.0100001, "score shares: 80 over 17 runs adds up exactly")
@@ -386,6 +384,8 @@ def test_fake_runs(tmp):
               runs == [20.0] * 4, "--gpus 0,1 --no-sanitize: the reference "
               "timed on each GPU, no memcheck, 4 runs of 20 points")
         shutil.rmtree(out)
+        test_overlap(tmp, klass, out, tools)
+        test_stop(tmp, klass, tools)
         ref = os.path.join(tmp, "ref.cu")
         with open(ref, "w") as f:
             f.write("// FAKE:boundary\n")
@@ -398,6 +398,80 @@ def test_fake_runs(tmp):
               % rc)
     finally:
         compiling.compile_submission, machine.probe_gpus, cli.GRACE = saved
+
+
+STOPPED = """
+import sys
+sys.path.insert(0, %r)
+import run_tests as rt
+rt.compiling.compile_submission = rt.fake_compile
+rt.machine.probe_gpus = lambda gpus, nvcc: [
+    (g, "GPU: Fake GPU (compute capability 9.0, 1 SMs)", "90") for g in gpus]
+sys.exit(rt.cli.main(sys.argv[1:]))
+"""
+
+
+def test_stop(tmp, klass, tools):
+    """SIGTERM to the tool: every driver under way dies with it."""
+    few = os.path.join(tmp, "stop")
+    shutil.copytree(os.path.join(klass, "hang_run"),
+                    os.path.join(few, "hang_run"))
+    out = os.path.join(tmp, "stop-out")
+    p = subprocess.Popen([sys.executable, "-c", STOPPED % HERE, few, "--out",
+                          out, "--driver", tools["driver"], "--no-sanitize",
+                          "--submission-timeout", "120", "--run-timeout",
+                          "100", "--seed", "7"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not drivers_of(out):
+        time.sleep(0.1)
+    before = drivers_of(out)
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(timeout=20)
+    time.sleep(0.5)
+    after = drivers_of(out)
+    check(before and not after and rc == 128 + signal.SIGTERM and
+          not os.path.exists(os.path.join(out, "grades.csv")), "SIGTERM: "
+          "the tool exits %s, its %d drivers under way are gone (%d left), "
+          "no grades" % (rc, len(before), len(after)))
+
+
+def drivers_of(out):
+    """The live drivers (grade mode, a module under OUT)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/cmdline" % entry, "rb") as f:
+                cmd = f.read()
+            if out.encode() in cmd and b"--grade" in cmd:
+                found.append(entry)
+        except OSError:
+            continue
+    return found
+
+
+def test_overlap(tmp, klass, out, tools):
+    """The runs do not wait for the reference; only the verdicts do."""
+    few = os.path.join(tmp, "overlap")
+    for marker in ("pass", "boundary"):
+        shutil.copytree(os.path.join(klass, marker), os.path.join(few, marker))
+    ref = os.path.join(tmp, "slow-ref.cu")
+    with open(ref, "w") as f:
+        f.write("// FAKE:sleep_3\n")
+    rc, text = grade([few, "--out", out, "--driver", tools["driver"],
+                      "--no-sanitize", "--reference-module", ref, "--jobs",
+                      "4", "--seed", "7"])
+    times = read_rows(out, "timings.csv")
+    with open(os.path.join(out, "shard.json")) as f:
+        meta = json.load(f)
+    ready = meta.get("reference_ready_s") or 0
+    check(rc == 0 and len(times) == 2 and ready >= 3 and all(
+        float(t["end_at"]) < ready - 1 <= float(t["done_at"]) for t in times),
+          "the runs go on while the reference runs (3 s); the verdicts "
+          "wait for it: ends %s, written %s, reference at %s s" % (
+              [t.get("end_at") for t in times],
+              [t.get("done_at") for t in times], ready))
+    shutil.rmtree(out)
 
 
 def _check_fake_details(out, rows):
@@ -489,16 +563,16 @@ def make_class(tmp, expected):
     return klass
 
 
-def test_corpus_compile(tmp, compiler_used):
+def test_corpus_compile(tmp):
     expected = read_expected()
     klass = make_class(tmp, expected)
     out = os.path.join(tmp, "out")
     start = time.monotonic()
     rc, text = grade([klass, "--out", out, "--build-only", "--arch", "75",
-                      "--compile-mem", "1024", "--jobs", "2", "--seed", "1"])
+                      "--compile-mem", "1024", "--seed", "1"])
     print(text, end="")
-    check(rc == 0, "the corpus's compile stage (%s), --build-only: exit %s, "
-          "%.0f s" % (compiler_used, rc, time.monotonic() - start))
+    check(rc == 0, "the corpus's compile stage, --build-only: exit %s, %.0f s"
+          % (rc, time.monotonic() - start))
     rows = read_rows(out)
     folders = listing.folder_names([r["key"] for r in expected])
     got = by_folder(rows)
@@ -669,8 +743,11 @@ def test_gpu(tmp, keep):
     klass = make_class(os.path.join(tmp, "gpu"), expected)
     out = keep or os.path.join(tmp, "gpu-out")
     start = time.monotonic()
+    # memcheck's run on, whatever the tool's default: oob_mib's verdict
+    # comes from it.
     rc, text = grade([klass, "--out", out, "--compile-mem", "1024",
-                      "--run-timeout", "10", "--seed", "31033"])
+                      "--run-timeout", "10", "--seed", "31033",
+                      "--sanitize"])
     print(text, end="")
     check(rc == 0, "the corpus graded on the GPU: exit %s, %.0f s"
           % (rc, time.monotonic() - start))
@@ -690,6 +767,26 @@ def test_gpu(tmp, keep):
           "every passing case has full marks (%s)" % sorted(
               {x["score"] for x in passing}))
     check_schemas(out, rows)
+    row = got.get("submissions/oob_mib", {})
+    check("memcheck" in row.get("detail", ""), "oob_mib's finding is "
+          "memcheck's: %s" % row.get("detail", "")[:90])
+    test_gpu_no_sanitize(tmp)
+
+
+def test_gpu_no_sanitize(tmp):
+    """What memcheck's run adds: oob_mib's stray write lies past every
+    guard, so without memcheck it passes."""
+    klass = os.path.join(tmp, "gpu-no-sanitize")
+    shutil.copytree(os.path.join(HERE, "corpus", "oob_mib"),
+                    os.path.join(klass, "oob_mib"))
+    out = os.path.join(tmp, "gpu-no-sanitize-out")
+    rc, text = grade([klass, "--out", out, "--seed", "31033",
+                      "--no-sanitize"])
+    rows = read_rows(out)
+    check(rc == 0 and [(r["reason"], r["score"]) for r in rows] == [
+        ("pass", "100")], "oob_mib with --no-sanitize: %s (the write past "
+          "the guards is memcheck's alone to see)" % [
+              (r["reason"], r["score"]) for r in rows])
 
 
 def main():
@@ -697,18 +794,17 @@ def main():
     p.add_argument("--keep", default=None, help="grade the corpus on the "
                    "GPU into this OUT folder and keep it")
     args = p.parse_args()
-    compiler_used = use_compiler()
     cc, line = probe()
-    print("run_tests: compile stage: %s; %s" % (
-        compiler_used, "GPU: %s" % line if cc else "no GPU (%s): the GPU "
-        "stages run with the fake driver only" % line), flush=True)
+    print("run_tests: %s" % ("GPU: %s" % line if cc else "no GPU (%s): the "
+                             "GPU stages run with the fake driver only"
+                             % line), flush=True)
     tmp = tempfile.mkdtemp(prefix="grade-tests-")
     try:
         test_process(tmp)
         test_names()
         test_classes(tmp)
         test_fake_runs(tmp)
-        test_corpus_compile(tmp, compiler_used)
+        test_corpus_compile(tmp)
         test_shards(tmp)
         if cc:
             test_gpu(tmp, args.keep and os.path.abspath(args.keep))

@@ -1,21 +1,34 @@
 #!/usr/bin/env bash
-# harness/grade-tests/time-class.sh [N]: the speed measurement of
-# GRADING.md ("Speed"), on a GPU machine. Makes a class of N (default 100)
-# copies of the reference solution under /tmp, builds the probe and the
-# driver for the local GPU (the course's build, once per machine), then
-# times one whole grading run, setup included (the GPU probe, the
-# driver's up-to-date check, the reference's compile and run), with
-# --jobs $JOBS (default: the CPU count) and any $GRADE_FLAGS. Then prints,
-# from OUT/timings.csv, grades.csv and shard.json: where the time went per
-# stage (summed over the copies, and the median per copy), the total, and
-# the spread of the copies' x_copy. Exits 1 unless every copy passed with
-# full marks.
+# harness/grade-tests/time-class.sh [N] [GRADE.PY OPTIONS...]: the speed
+# measurement of GRADING.md ("Speed"), on a GPU machine.
+#
+# Makes a class of N (default 100) copies of the reference solution under
+# /tmp, builds the probe and the driver for the local GPU (the course's own
+# build, once per machine, not part of grading), then times one whole
+# grading run, setup included (the GPU probe, the driver's up-to-date
+# check, the reference's compile and run), with --jobs $JOBS (default: the
+# CPU count) and the options given (e.g. --no-sanitize). Then prints, from
+# OUT/timings.csv, grades.csv and shard.json:
+#   - the time in all, and when the machine and the reference were ready;
+#   - where the time went, per stage (compile, context and module load,
+#     checks, timing, sanitize): summed over the copies, and the median and
+#     the largest per copy;
+#   - the spread of the copies' x_copy: min, median, max and max/min.
+# Exits 1, saying which, when a copy did not pass with full marks, when the
+# time in all is over $LIMIT_S (default 60) seconds, or when max/min is
+# over $SPREAD (default 1.05); 2 when grading itself failed. The OUT folder
+# is $KEEP when set (an empty or new folder), else a new one under /tmp.
 set -eu
 n=${1:-100}
+shift || true
 jobs=${JOBS:-$(nproc)}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 class=$(mktemp -d /tmp/grade-class.XXXXXX)
-out=$(mktemp -d /tmp/grade-class-out.XXXXXX)
+if [ -n "${KEEP:-}" ]; then
+    mkdir -p "$KEEP" && out=$(cd "$KEEP" && pwd)
+else
+    out=$(mktemp -d /tmp/grade-class-out.XXXXXX)
+fi
 for i in $(seq -w 1 "$n"); do
     mkdir "$class/student$i"
     cp "$root/day33-exercise-threeway/solution/threeway.cu" "$class/student$i/"
@@ -24,49 +37,79 @@ nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d '. ')
 nvcc --version | tail -n 2
 echo "commit ${COMMIT:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)}"
-echo "cpus $(nproc), --jobs $jobs, ARCH=$arch, GRADE_FLAGS=${GRADE_FLAGS:-}"
+echo "time-class: $n copies; cpus $(nproc), --jobs $jobs, ARCH=$arch, options: ${*:-(none)}"
 make -s -C "$root/harness" probe
 make -s -C "$root/day33-exercise-threeway" threeway ARCH="$arch"
-start=$(date +%s.%N)
-# GRADE_FLAGS is split on spaces on purpose: it holds options.
-# shellcheck disable=SC2086
 rc=0
+start=$(date +%s.%N)
 python3 "$root/harness/grade.py" "$class" --out "$out" --jobs "$jobs" \
-    --arch "$arch" ${GRADE_FLAGS:-} > "$out.log" 2>&1 || rc=$?
+    --arch "$arch" "$@" > "$out.log" 2>&1 || rc=$?
 end=$(date +%s.%N)
-head -n 8 "$out.log"
-echo "[... $(($(wc -l < "$out.log") - 10)) lines: the progress lines and the table, in $out.log ...]"
-tail -n 2 "$out.log"
+lines=$(wc -l < "$out.log")
+if [ "$lines" -le 12 ]; then
+    cat "$out.log"
+else
+    head -n 8 "$out.log"
+    echo "[... $((lines - 10)) lines: the progress lines and the table, in $out.log ...]"
+    tail -n 2 "$out.log"
+fi
 echo "grade.py exit $rc"
-python3 - "$out" "$n" "$start" "$end" <<'PY'
+[ "$rc" -eq 0 ] || exit 2
+verdict=0
+python3 - "$out" "$n" "$start" "$end" "${LIMIT_S:-60}" "${SPREAD:-1.05}" <<'PY' || verdict=1
 import csv, json, os, statistics as st, sys
 out, n, start, end = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), \
     float(sys.argv[4])
+limit, spread = float(sys.argv[5]), float(sys.argv[6])
 rows = list(csv.DictReader(open(os.path.join(out, "grades.csv"))))
 times = list(csv.DictReader(open(os.path.join(out, "timings.csv"))))
 meta = json.load(open(os.path.join(out, "shard.json")))
+total = end - start
 passed = sum(r["status"] == "pass" for r in rows)
 full = sum(r["score"] == r["max_score"] for r in rows)
-print("time-class: %d of %d passed; %d of %d with full marks"
-      % (passed, n, full, len(rows)))
-print("in all: %.1f s (setup %.1f s, then grading %.1f s)"
-      % (end - start, meta["setup_s"], meta["grading_s"]))
-for stage in ("compile", "load", "checks", "timing", "sanitize"):
+print("time-class: %d of %d passed; %d of %d with full marks; memcheck's "
+      "run %s" % (passed, n, full, len(rows),
+                  "on" if meta["sanitize"] else "off"))
+print("in all: %.1f s (grade.py's own clock: %.1f s); machine ready at "
+      "%s s, reference passed at %s s" % (total, meta["wall_s"],
+                                          meta["machine_ready_s"],
+                                          meta["reference_ready_s"]))
+names = {"compile": "compile", "load": "context/load", "checks": "checks",
+         "timing": "timing", "sanitize": "sanitize"}
+for stage, name in names.items():
     v = [float(t[stage + "_s"]) for t in times if t.get(stage + "_s")]
     if v:
-        print("  %-8s summed over %3d copies %7.1f s, median %.2f s a copy, "
-              "max %.2f s" % (stage, len(v), sum(v), st.median(v), max(v)))
-ends = [float(t["end_at"]) for t in times if t.get("end_at")]
-runs = [float(t["run_at"]) for t in times if t.get("run_at")]
-if runs:
-    print("  first driver started at %.1f s, last process ended at %.1f s "
-          "(grading clock)" % (min(runs), max(ends)))
+        print("  %-13s summed over %3d copies %7.1f s, median %.2f s a "
+              "copy, max %.2f s" % (name, len(v), sum(v), st.median(v),
+                                    max(v)))
+col = lambda name: [float(t[name]) for t in times if t.get(name)]  # noqa
+if col("run_at"):
+    comp_end = [float(t["compile_at"]) + float(t["compile_s"])
+                for t in times]
+    print("  compiles from %.1f s to %.1f s; drivers from %.1f s to %.1f s; "
+          "results written by %.1f s (grade.py's clock)"
+          % (min(col("compile_at")), max(comp_end), min(col("run_at")),
+             max(col("end_at")), max(col("done_at"))))
 ref = {g: r.get("x_copy") for g, r in meta["reference"].items()}
 x = sorted(float(r["x_copy"]) for r in rows if r["x_copy"])
+bad = []
 if x:
     print("x_copy of the %d copies: min %.3f, median %.3f, max %.3f "
-          "(max/min %.3f); the reference %s"
+          "(max/min %.4f); the reference %s"
           % (len(x), x[0], st.median(x), x[-1], x[-1] / x[0], ref))
-sys.exit(0 if passed == n and full == n else 1)
+    if x[-1] / x[0] > spread:
+        bad.append("x_copy max/min %.4f is over %g" % (x[-1] / x[0], spread))
+else:
+    bad.append("no copy was timed")
+if total > limit:
+    bad.append("%.1f s in all is over %g s" % (total, limit))
+if passed != n or full != n:
+    bad.append("%d of %d copies did not pass with full marks"
+               % (n - min(passed, full), n))
+print("time-class: %s" % ("; ".join(bad) if bad else
+                          "ok (%.1f s <= %g s, max/min <= %g)"
+                          % (total, limit, spread)))
+sys.exit(1 if bad else 0)
 PY
 echo "class $class, grades $out"
+exit $verdict

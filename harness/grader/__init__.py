@@ -9,14 +9,21 @@ module each:
 
     listing     the class: plain folders, one submission, a Gradescope
                 export, GitHub Classroom clones; names and OUT folders
+    compiler    the compile stage (also a script, which the exercise's
+                Makefile runs): device code only, the include trace
+                judged, the limits; entries reads a module's kernels
+    compiling   the compile stage for each submission: its module's
+                place, its seed, its timestamps
     machine     the GPU probe, the driver's build, the GPU lock files
-    compiling   compile_submission (compiler.py) for every submission
     running     one driver process per submission, its watchdogs, the
                 result file's events, compute-sanitizer's run
     judge       verdicts, weights and scores
     reports     grades.csv, results.json, summary, Gradescope's CSV
+    pipeline    the order the work happens in: setup, compiles, runs and
+                verdicts side by side
     merge       shards graded apart, merged into one OUT
-    cli         the command line, and the order the stages run in
+    cli         the command line, the setup's steps, the files written at
+                the end
 
 Documentation: harness/GRADING.md. Standard library only (python3 >=
 3.8); PyYAML is used for Gradescope's metadata when it is installed.

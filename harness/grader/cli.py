@@ -3,11 +3,13 @@
     grade.py CLASS [--out DIR] [--jobs N] [--gpus 0,1] [--shard i/N] ...
     grade.py merge OUT1 OUT2 ... --out DIR
 
-Setup, once: the class is listed; the GPU probe runs (none usable: one
-line now, one at the end, exit 3, no grades, unless --build-only); the
-driver is built. pipeline.py then grades every submission. Exit codes: 0
-graded (whatever the verdicts), 1 setup failed or OUT could not be
-written, 2 bad command line or class folder, 3 no usable GPU.
+The class is listed here; pipeline.py then does everything else side by
+side: the machine's setup (setup_machine below: the GPU probe, with one
+line at once and one at the end, exit 3 and no grades when no GPU is
+usable; the driver's build), the compiles, the runs, the verdicts.
+Exit codes: 0 graded (whatever the verdicts), 1 setup failed or OUT
+could not be written, 2 bad command line or class folder, 3 no usable
+GPU.
 """
 
 import argparse
@@ -15,14 +17,19 @@ import json
 import os
 import re
 import secrets
+import signal
 import sys
 import threading
 import time
 
-from . import listing, machine, merge, pipeline, reports
+from . import listing, machine, merge, pipeline, reports, running
 
 GRACE = 15.0            # s the grader waits beyond the driver's own watchdog
 SANITIZE_SLOWDOWN = 4   # memcheck's run may take this many times longer
+# compute-sanitizer memcheck's small run for every submission, unless
+# --no-sanitize: the decision and its measured cost are in GRADING.md
+# ("Out-of-bounds writes").
+SANITIZE_BY_DEFAULT = True
 
 
 def parse_shard(text):
@@ -70,8 +77,12 @@ def parser():
       "/usr/local/cuda/bin/nvcc)")
     a("--build-only", action="store_true", help="run and record only the "
       "compile stage (no GPU needed; compiled submissions get not_run)")
+    a("--sanitize", dest="sanitize", action="store_true",
+      default=SANITIZE_BY_DEFAULT, help="run compute-sanitizer memcheck's "
+      "small run for every submission whose plan ended normally (%s by "
+      "default)" % ("on" if SANITIZE_BY_DEFAULT else "off"))
     a("--no-sanitize", dest="sanitize", action="store_false", help="skip "
-      "compute-sanitizer memcheck's small run (on by default)")
+      "memcheck's run")
     a("--no-perf", dest="perf", action="store_false", help="do not time "
       "(performance scores 0)")
     a("--run-timeout", type=float, default=30.0, help="limit of one "
@@ -107,10 +118,21 @@ class Log:
             print(msg, file=self.stream, flush=True)
 
 
+def stop_now(signum, frame):
+    """SIGINT, SIGTERM: every driver under way is killed with its process
+    group, and the tool exits at once, writing nothing more."""
+    running.kill_all()
+    os._exit(128 + signum)
+
+
 def main(argv, out=None):
     if argv and argv[0] in ("merge", "--merge"):
         return merge.main(argv[1:])
     args = parser().parse_args(argv)
+    saved = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            saved[sig] = signal.signal(sig, stop_now)
     log = Log(out or sys.stdout)
     try:
         return grade(args, log)
@@ -123,28 +145,31 @@ def main(argv, out=None):
     except OSError as e:
         log("grade.py: %s" % e)
         return 1
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
 
 
 def grade(args, log):
     t0 = time.monotonic()
-    clock = lambda: time.monotonic() - t0      # noqa: E731
+    clock = lambda: round(time.monotonic() - t0, 3)    # noqa: E731
     cfg, kind, subs, mine = configure(args, log)
-    if not cfg.build_only and not setup_machine(cfg, args, log):
-        return 3
-    log("  nvcc %s, ARCH=\"%s\", --jobs %d%s%s" % (
-        cfg.nvcc, cfg.arch, cfg.jobs,
-        "" if cfg.build_only or cfg.sanitize else ", --no-sanitize",
-        "" if cfg.build_only or cfg.perf else ", --no-perf"))
     os.makedirs(os.path.join(cfg.state, "modules"), exist_ok=True)
     os.makedirs(os.path.join(cfg.out, "submissions"), exist_ok=True)
+    if cfg.build_only:
+        log_settings(cfg, log)
     pipe = pipeline.Pipeline(cfg, log, clock, len(mine))
-    if not cfg.build_only:
-        pipe.start_reference(args.reference_module)
-    start = clock()
-    graded = pipe.grade_all(mine)
-    wall = clock() - start
+    graded = pipe.grade(mine, lambda known: setup_machine(cfg, args, log,
+                                                          known),
+                        args.reference_module)
+    wall = clock()
+    if pipe.no_gpu:
+        log("grade.py: no usable GPU, so nothing was graded and no grades "
+            "were written (exit 3). Grading runs every kernel on a GPU; "
+            "--build-only checks the compile stage alone.")
+        return 3
     if pipe.failure:
-        log("grade.py: setup failed, nothing graded: %s" % pipe.failure)
+        log("grade.py: nothing graded: %s" % pipe.failure)
         return 1
     meta = {"shard": "%d/%d" % args.shard, "kind": kind,
             "class": [s.name for s in subs],
@@ -153,12 +178,14 @@ def grade(args, log):
             "arch": cfg.arch, "build_only": cfg.build_only,
             "sanitize": cfg.sanitize and not cfg.build_only,
             "perf": cfg.perf and not cfg.build_only,
-            "gpus": cfg.gpus, "reference": pipe.reference,
-            "setup_s": round(start, 3), "grading_s": round(wall, 3)}
+            "jobs": cfg.jobs, "gpus": cfg.gpus, "reference": pipe.reference,
+            "machine_ready_s": pipe.marks.get("machine"),
+            "reference_ready_s": pipe.marks.get("reference"),
+            "wall_s": wall}
     write_outputs(cfg, mine, graded, meta, log)
-    log("%d submissions graded in %.1f s after %.1f s of setup (--jobs %d); "
+    log("%d submissions graded in %.1f s, setup included (--jobs %d); "
         "wrote %s: grades.csv, gradescope.csv, timings.csv, summary.txt, "
-        "submissions/*/results.json" % (len(mine), wall, start, cfg.jobs,
+        "submissions/*/results.json" % (len(mine), wall, cfg.jobs,
                                         listing.display(args.out)))
     if cfg.build_only:
         log("grade.py: compile stage only (--build-only): %d compiled and "
@@ -166,6 +193,13 @@ def grade(args, log):
                 sum(graded[id(s)][0].reason == "not_run" for s in mine),
                 sum(graded[id(s)][0].reason != "not_run" for s in mine)))
     return 0
+
+
+def log_settings(cfg, log):
+    log("  nvcc %s, ARCH=\"%s\", --jobs %d%s%s" % (
+        cfg.nvcc, cfg.arch, cfg.jobs,
+        "" if cfg.build_only or cfg.sanitize else ", --no-sanitize",
+        "" if cfg.build_only or cfg.perf else ", --no-perf"))
 
 
 def configure(args, log):
@@ -209,22 +243,23 @@ def configure(args, log):
     return cfg, kind, subs, mine
 
 
-def setup_machine(cfg, args, log):
-    """The GPU probe, ARCH, the driver, compute-sanitizer. False (after
-    saying so) when a GPU of --gpus is not usable."""
+def setup_machine(cfg, args, log, arch_known):
+    """The GPU probe, ARCH (when --arch did not give it; then
+    arch_known(), so that the compiles start), the driver,
+    compute-sanitizer. Raises pipeline.NoGpu, after its line, when a GPU
+    of --gpus is not usable."""
     found = machine.probe_gpus(cfg.gpus, cfg.nvcc)
     bad = ["%s%s" % ("GPU %s: " % g if g else "", line)
            for g, line, cc in found if cc is None]
     if bad:
         log("grade.py: no usable GPU: %s" % "; ".join(bad))
-        log("grade.py: no usable GPU, so nothing was graded and no grades "
-            "were written (exit 3). Grading runs every kernel on a GPU; "
-            "--build-only checks the compile stage alone.")
-        return False
+        raise pipeline.NoGpu("; ".join(bad))
     for g, line, _ in found:
         log("  %s%s" % ("GPU %s: " % g if g else "", line))
     cfg.arch = cfg.arch or " ".join(sorted({cc for _, _, cc in found},
                                            key=int))
+    arch_known()
+    log_settings(cfg, log)
     if args.driver:
         cfg.driver = os.path.abspath(args.driver)
     else:
@@ -234,7 +269,6 @@ def setup_machine(cfg, args, log):
             cfg.driver, machine.REPO), time.monotonic() - t0))
     if cfg.sanitize:
         cfg.sanitizer = machine.find_sanitizer(args.sanitizer, cfg.nvcc)
-    return True
 
 
 def write_outputs(cfg, mine, graded, meta, log):

@@ -11,13 +11,22 @@ launches `scatterThreeWay` by its mangled name. The grading tool and the
 student's own `make` call this same function, so what a student sees is
 what the grader sees.
 
-Before compiling, the preprocessor itself (nvcc -M: the device and host
-passes together, so a superset of what the device compile reads) lists the
-files the compile reads. Each is judged on its real path: allowed are the
-CUDA Toolkit's include folders (next to the nvcc used: CUB, Thrust and
+The compile itself lists the files it reads: the preprocessor of each
+device pass prints its include trace (gcc's -H: a line per file it
+enters, as it enters it, so the list is whole up to the point where the
+preprocessor stopped, even when it stopped on an error inside that file).
+Each path is judged on its real path: allowed are the CUDA Toolkit's
+include folders (next to the nvcc used: CUB, Thrust and
 cooperative_groups live there), the host compiler's own system folders
 (which cuda_runtime.h pulls in) and the copy of threeway.cu itself.
-Anything else is `forbidden_include`, named by path and never shown.
+Anything else is `forbidden_include`, named by its path and never shown,
+whatever else the compile did (failed, hit a limit, or succeeded: the
+module is then thrown away). No host pass runs (-cubin and -fatbin
+compile device code only), so the trace is every file the module is
+made from. A file the preprocessor cannot read to its end (a device such
+as /dev/zero, a pipe) is never entered: the compile stops at its memory
+or time limit instead (compile_limit or compile_timeout), with nothing of
+the file shown.
 
 Every nvcc process runs under a wall-clock limit (its whole process group
 is killed), an address-space limit, a file-size limit (its output and its
@@ -43,12 +52,17 @@ import resource
 import shutil
 import signal
 import stat
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 from typing import List, Optional
+
+try:
+    from . import entries as module_entries     # within the grader package
+except ImportError:                             # run as a script: no
+    sys.dont_write_bytecode = True              # __pycache__ beside it
+    import entries as module_entries
 
 NAME = "threeway.cu"
 ENTRY = "_Z15scatterThreeWayPKiS0_S0_PimS0_S0_"
@@ -138,14 +152,18 @@ class _Ran:
         return self.rc != 0 and any(p in low for p in OUT_OF_MEMORY)
 
 
-def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap):
+def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap,
+                 nice=0):
     """Runs cmd in its own process group with stdin from /dev/null and
-    stdout and stderr into log_path; kills the whole group at time_limit
-    seconds. Returns a _Ran whose log is the first LOG_READ bytes."""
+    stdout and stderr into log_path, nice added to its nice value; kills
+    the whole group at time_limit seconds. Returns a _Ran whose log is the
+    first LOG_READ bytes."""
     def limits():
         resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
         resource.setrlimit(resource.RLIMIT_FSIZE, (out_cap, out_cap))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if nice:
+            os.nice(nice)
 
     t0 = time.monotonic()
     timed_out = False
@@ -186,6 +204,8 @@ def student_lines(log):
     ever shown. Capped at MESSAGE_LINES lines and MESSAGE_CHARS chars."""
     kept, dropped, keep_tail = [], 0, False
     for line in log.splitlines():
+        if _TRACE.match(line.encode("utf-8", "replace")):
+            continue            # the include trace (-H), judged apart
         m = _EDG.match(line) or _GCC.match(line)
         if m:
             kept.append("%s:%s: %s" % (NAME, m.group(1), m.group(2)))
@@ -273,92 +293,36 @@ def allowed_roots(nvcc_path, env, scratch):
     return _roots_cache[key]
 
 
-def parse_depfile(text):
-    """The prerequisites of a make rule as nvcc -M writes it: continuation
-    lines joined, escaped spaces kept, the target before ':' dropped."""
-    text = text.replace("\\\n", " ")
-    head, sep, rest = text.partition(": ")
-    if not sep:
-        raise ValueError("no rule in the dependency file")
-    words = re.findall(r"(?:\\.|[^\s\\])+", rest)
-    return [re.sub(r"\\(.)", r"\1", w).replace("$$", "$") for w in words]
+_TRACE = re.compile(rb"^\.+ (.+?)\r?$")
+
+
+def include_trace(log_path, cwd):
+    """{real path: the path as the preprocessor opened it} for every file
+    it entered, from its include trace in log_path (-H: per file, as many
+    dots as its depth, a space, the path, relative to cwd when not
+    absolute). The whole log is read, however long: a trace line past any
+    cap would be a file let through unjudged."""
+    paths = {}
+    with open(log_path, "rb") as f:
+        for line in f:
+            m = _TRACE.match(line.rstrip(b"\n"))
+            if m:
+                opened = os.fsdecode(m.group(1))
+                paths.setdefault(os.path.realpath(os.path.join(cwd, opened)),
+                                 opened)
+    return paths
+
+
+def _named(real, opened):
+    """A forbidden path as the verdict names it: the real path, and the
+    path as opened when that differs (a link, "..", /dev/stdin)."""
+    plain = os.path.normpath(opened)
+    return real if plain == real else "%s (opened as %s)" % (real, plain)
 
 
 def _under(path, roots):
     return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep)
                for r in roots)
-
-
-# ---- the module's entries -----------------------------------------------
-
-STO_CUDA_ENTRY = 0x10           # st_other bit of a kernel entry
-STT_FUNC = 2
-SHT_SYMTAB = 2
-FATBIN_MAGIC = 0xBA55ED50
-FATBIN_ELF = 2                  # entry kind: machine code (1 is PTX)
-
-
-def elf_entries(elf):
-    """Kernel entry names in a CUDA ELF (cubin): the function symbols with
-    the STO_CUDA_ENTRY bit, read from the symbol table with struct."""
-    if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
-        raise ValueError("not a 64-bit little-endian ELF")
-    shoff, = struct.unpack_from("<Q", elf, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", elf, 0x3A)
-    sections = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + k * shentsize)
-                for k in range(shnum)]
-    names = []
-    for sec in sections:
-        if sec[1] != SHT_SYMTAB:
-            continue
-        off, size, entsize = sec[4], sec[5], sec[9] or 24
-        strtab = sections[sec[6]]
-        for k in range(size // entsize):
-            st_name, st_info, st_other = struct.unpack_from(
-                "<IBB", elf, off + k * entsize)
-            if st_info & 0xF == STT_FUNC and st_other & STO_CUDA_ENTRY:
-                start = strtab[4] + st_name
-                end = elf.index(b"\0", start)
-                names.append(elf[start:end].decode("utf-8", "replace"))
-    return sorted(set(names))
-
-
-def fatbin_elves(blob):
-    """(sm, ELF bytes) for each machine-code image of an nvcc -fatbin file,
-    or None when an image is compressed (the caller then inspects a cubin
-    of its own). Layout: a 16-byte header (magic, version, header size,
-    size of the images), then per image a header (kind, ..., its header
-    size, payload size, ..., the sm at byte 28) and its payload."""
-    magic, _, hsize, fsize = struct.unpack_from("<IHHQ", blob, 0)
-    if magic != FATBIN_MAGIC:
-        raise ValueError("not a fatbin")
-    out, off, end = [], hsize, min(hsize + fsize, len(blob))
-    while off + 32 <= end:
-        kind, _, ehsize, psize = struct.unpack_from("<HHIQ", blob, off)
-        sm, = struct.unpack_from("<I", blob, off + 28)
-        payload = blob[off + ehsize:off + ehsize + psize]
-        if kind == FATBIN_ELF:
-            if payload[:4] != b"\x7fELF":
-                return None
-            out.append((sm, payload))
-        off += ehsize + psize
-    return out
-
-
-def demangle(names):
-    """names demangled by c++filt (or cu++filt) when one is installed."""
-    tool = shutil.which("cu++filt") or shutil.which("c++filt")
-    if not tool or not names:
-        return list(names)
-    try:
-        r = subprocess.run([tool], input="\n".join(names) + "\n",
-                           capture_output=True, text=True, timeout=10)
-        out = r.stdout.splitlines()
-        if r.returncode == 0 and len(out) == len(names):
-            return out
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return list(names)
 
 
 # ---- the compile ----------------------------------------------------------
@@ -434,27 +398,29 @@ def find_nvcc(nvcc):
 
 
 def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
-                       time_limit=60, mem_limit=4 << 30, out_cap=64 << 20):
+                       time_limit=60, mem_limit=4 << 30, out_cap=64 << 20,
+                       nice=0):
     """Compiles src (a threeway.cu) to the device module out_module for
     arch (see parse_arch): a cubin for one architecture, a fatbin for
     several. Returns a Compiled; never runs anything built from src.
     scratch: the folder in which the fresh compile folders are made
     (default: the system's temporary folder). time_limit (seconds) covers
     the whole compile; mem_limit (bytes) is the address space of each
-    compiler process, out_cap (bytes) the most any of them may write.
-    Raises ValueError for a bad arch, CompilerUnavailable when nvcc or its
-    host compiler cannot be found or run."""
+    compiler process, out_cap (bytes) the most any of them may write;
+    nice is added to their nice value (the grading tool lowers the
+    compiles' priority below its drivers'). Raises ValueError for a bad
+    arch, CompilerUnavailable when nvcc or its host compiler cannot be
+    found or run."""
     t0 = time.monotonic()
     archs = parse_arch(arch)
     nvcc_path = find_nvcc(nvcc)
-    # The source alone in one folder (the compile's working folder); the
-    # compiler's files in another, at an unpredictable path, so that the
-    # two passes (-M, then the compile) see the same files.
+    # The source alone in one folder (the compile's working folder, so
+    # that "threeway.cu" names the copy); the compiler's files in another.
     src_dir = tempfile.mkdtemp(prefix="threeway-src-", dir=scratch)
     work = tempfile.mkdtemp(prefix="threeway-work-", dir=scratch)
     try:
         result = _compile(src, out_module, archs, nvcc_path, src_dir, work,
-                          t0, time_limit, mem_limit, out_cap)
+                          t0, time_limit, mem_limit, out_cap, nice)
     finally:
         shutil.rmtree(src_dir, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
@@ -463,7 +429,7 @@ def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
 
 
 def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
-             time_limit, mem_limit, out_cap):
+             time_limit, mem_limit, out_cap, nice):
     copy = os.path.join(src_dir, NAME)
     refused = _copy_source(src, copy)
     if refused:
@@ -472,26 +438,20 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
     flags = arch_flags(archs) + FLAGS
     left = lambda: time_limit - (time.monotonic() - t0)  # noqa: E731
 
-    # 1. What the compile reads, from the preprocessor.
-    deps = os.path.join(work, "deps.d")
-    ran = _run_limited([nvcc_path] + flags + ["-M", "-MF", deps, "-MT",
-                       "module", NAME], src_dir, env,
-                       os.path.join(work, "deps.log"), left(), mem_limit,
-                       out_cap)
-    bad = _limit_verdict(ran, "preprocessing", time_limit, mem_limit,
-                         out_cap)
-    if bad:
-        return bad
-    if ran.rc != 0 or not os.path.exists(deps):
-        return Compiled(False, "compile_error", "the compile failed:\n"
-                        + student_lines(ran.log))
-    with open(deps, encoding="utf-8", errors="replace") as f:
-        read = parse_depfile(f.read())
-    includes = sorted({os.path.realpath(os.path.join(src_dir, p))
-                       for p in read})
+    # 1. The module, device code only, with the preprocessor's include
+    # trace. What it read is judged first, whatever else happened.
+    ext = "cubin" if len(archs) == 1 else "fatbin"
+    built = os.path.join(work, "module." + ext)
+    log = os.path.join(work, "compile.log")
+    ran = _run_limited([nvcc_path] + flags + ["-Xcompiler", "-H", NAME,
+                                              "-o", built],
+                       src_dir, env, log, left(), mem_limit, out_cap, nice)
+    trace = include_trace(log, src_dir)
+    includes = sorted(trace)
     roots = allowed_roots(nvcc_path, env, work)
     own = os.path.realpath(copy)
-    forbidden = [p for p in includes if p != own and not _under(p, roots)]
+    forbidden = [_named(p, trace[p]) for p in includes
+                 if p != own and not _under(p, roots)]
     if forbidden:
         return Compiled(False, "forbidden_include", "%s includes %s outside "
                         "the CUDA Toolkit and the compiler's system folders: "
@@ -499,12 +459,7 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
                         % (NAME, "a file" if len(forbidden) == 1 else
                            "files", ", ".join(forbidden)), includes=includes)
 
-    # 2. The module itself, device code only.
-    ext = "cubin" if len(archs) == 1 else "fatbin"
-    built = os.path.join(work, "module." + ext)
-    ran = _run_limited([nvcc_path] + flags + [NAME, "-o", built], src_dir,
-                       env, os.path.join(work, "compile.log"), left(),
-                       mem_limit, out_cap)
+    # 2. Its limits, then its errors: only lines about threeway.cu shown.
     bad = _limit_verdict(ran, "compile", time_limit, mem_limit, out_cap)
     if bad:
         bad.includes = includes
@@ -516,7 +471,8 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
     # 3. Its entries: every machine-code image must hold the fixed one.
     with open(built, "rb") as f:
         blob = f.read()
-    images = [(archs[0], blob)] if ext == "cubin" else fatbin_elves(blob)
+    images = [(archs[0], blob)] if ext == "cubin" else \
+        module_entries.fatbin_elves(blob)
     if images is None:
         # Compressed images: inspect a cubin of the last architecture,
         # compiled the same way (nvcc's own fatbin is what gets loaded).
@@ -524,19 +480,21 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
         ran = _run_limited([nvcc_path] + arch_flags(archs[-1:]) + FLAGS +
                            [NAME, "-o", probe], src_dir, env,
                            os.path.join(work, "probe.log"), left(),
-                           mem_limit, out_cap)
+                           mem_limit, out_cap, nice)
         bad = _limit_verdict(ran, "compile", time_limit, mem_limit, out_cap)
         if bad or ran.rc != 0:
             return bad or Compiled(False, "compile_error", "the compile "
                                    "failed:\n" + student_lines(ran.log))
         with open(probe, "rb") as f:
             images = [(archs[-1], f.read())]
-    per_image = [(sm, elf_entries(elf)) for sm, elf in images]
+    per_image = [(sm, module_entries.elf_entries(elf))
+                 for sm, elf in images]
     entries = sorted({e for _, names in per_image for e in names})
     lacking = ["sm_%s" % sm for sm, names in per_image if ENTRY not in names]
     if lacking or not per_image:
         if entries:
-            have = "; its kernels: " + ", ".join(demangle(entries))
+            have = "; its kernels: " + ", ".join(
+                module_entries.demangle(entries))
         else:
             have = "; it has no kernel at all (scatterThreeWay must be " \
                    "__global__)"

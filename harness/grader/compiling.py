@@ -11,12 +11,13 @@ from a submission runs on the host.
 This module adds what grading needs around it: the module's place under
 OUT/.grader/modules, the submission's seed (mixed with a hash of the
 file), the stage's timestamps, and a verdict for a submission with no
-usable file. Runs in parallel (--jobs) from cli.py's pool.
+usable file. Runs in parallel (--jobs) in pipeline.py's compile pool.
 """
 
 import hashlib
 import os
 
+from . import compiler
 from .machine import SetupError
 
 SOURCE_READ_MAX = 16 << 20      # bytes hashed for the seed
@@ -35,17 +36,11 @@ class Compiled:
 
 
 def compile_submission(*args, **kwargs):
-    """compiler.py's compile_submission, imported when first needed so
-    that merge and --help work without it."""
-    try:
-        from . import compiler
-    except ImportError as e:
-        raise SetupError("the compile stage harness/grader/compiler.py "
-                         "cannot be imported: %s" % e)
-    unavailable = getattr(compiler, "CompilerUnavailable", ())
+    """compiler.py's compile_submission; nvcc or its host compiler
+    missing is the machine's fault (SetupError), never a verdict."""
     try:
         return compiler.compile_submission(*args, **kwargs)
-    except unavailable as e:    # nvcc or its host compiler: the machine's
+    except compiler.CompilerUnavailable as e:
         raise SetupError("the compile stage cannot run: %s" % e)
 
 
@@ -59,9 +54,10 @@ def submission_seed(class_seed, path):
     return int(mixed.hexdigest()[:12], 16)
 
 
-def compile_one(cfg, sub, index, clock):
+def compile_one(cfg, sub, index, clock, nice=0):
     """Compiles one submission; never raises for what the file holds.
-    clock() gives seconds since grading began (the stage's timestamps)."""
+    clock() gives seconds since grading began (the stage's timestamps);
+    nice is added to the compiler processes' nice value."""
     t0 = clock()
     if sub.kernel is None:
         rec = Compiled(False, "no_file", sub.problem)
@@ -72,7 +68,8 @@ def compile_one(cfg, sub, index, clock):
             c = compile_submission(sub.kernel, module, cfg.arch,
                                    nvcc=cfg.nvcc,
                                    time_limit=cfg.compile_timeout,
-                                   mem_limit=cfg.compile_mem << 20)
+                                   mem_limit=cfg.compile_mem << 20,
+                                   nice=nice)
             rec = Compiled(c.ok, c.verdict, c.message or "", c.module,
                            c.entries or (), c.includes or (), c.seconds)
             rec.seed = submission_seed(cfg.seed, sub.kernel)

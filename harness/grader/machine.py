@@ -13,6 +13,8 @@ import re
 import shutil
 import subprocess
 
+from . import compiler
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.dirname(HERE)
 REPO = os.path.dirname(HARNESS)
@@ -56,19 +58,9 @@ def find_sanitizer(given, nvcc):
 
 
 def normalise_arch(text):
-    """"90", "sm_90", "compute_90", "75,80 90" -> "90" / "75 80 90"."""
-    caps = []
-    for word in text.replace(",", " ").split():
-        m = re.fullmatch(r"(?:sm_|compute_)?(\d{2,3})", word)
-        if not m:
-            raise ValueError("--arch wants compute capabilities such as "
-                             "\"90\", \"sm_90\" or \"75 80 90\", not %r"
-                             % word)
-        if m.group(1) not in caps:
-            caps.append(m.group(1))
-    if not caps:
-        raise ValueError("--arch is empty")
-    return " ".join(caps)
+    """"90", "sm_90", "compute_90", "75,80 90" -> "90" / "75 80 90"
+    (compiler.parse_arch's reading; ValueError for anything else)."""
+    return " ".join(compiler.parse_arch(text.replace(",", " ")))
 
 
 def _run(cmd, timeout, env=None):

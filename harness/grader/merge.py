@@ -63,7 +63,7 @@ def main(argv):
     meta = dict(first, shard="merged", graded=first["folders"],
                 shards=[{"shard": m["shard"], "seed": m["seed"],
                          "arch": m["arch"], "reference": m["reference"],
-                         "grading_s": m.get("grading_s")}
+                         "wall_s": m.get("wall_s")}
                         for _, m, _ in shards])
     with open(os.path.join(out, "shard.json"), "w") as f:
         json.dump(meta, f, indent=1)

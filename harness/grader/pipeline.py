@@ -1,14 +1,22 @@
 """pipeline: the order one grading run's work happens in, and its pools.
 
-Setup work first: the reference solution is compiled at once and run on
-every GPU of --gpus in a thread of its own; it must pass, and its x_copy
-is the performance yardstick of every submission on that GPU. Meanwhile
-one pool of --jobs workers compiles every submission (CPU-bound). A
-compiled submission goes to the second pool, of at most --per-gpu
-drivers per GPU, which waits for the reference, runs the driver's full
-plan, then compute-sanitizer's small run when the plan ended normally.
-Each submission is judged and its folder written as soon as it is done.
-If the reference fails, nothing is graded.
+Nothing waits for a whole other stage. At once, side by side:
+  - the setup thread: the GPU probe (it gives ARCH when --arch does not),
+    the driver's build (make reuses what is up to date), compute-sanitizer;
+  - the compile pool (--jobs workers): the reference solution first, then
+    every submission, each compile at a lower CPU priority (NICE) than
+    the drivers, so that it fills the time they leave and never delays
+    one (a driver's timing holds the GPU alone for milliseconds);
+  - the run pool (at most --per-gpu drivers a GPU, --jobs in all): a
+    submission runs as soon as it is compiled and the driver is built:
+    the driver's full plan, then compute-sanitizer's small run when the
+    plan ended normally. The reference runs in it like any submission, on
+    every GPU of --gpus; nothing waits for it but the verdicts;
+  - the finisher (one thread): judges each submission once the reference
+    has passed on its GPU (the reference's x_copy is the performance
+    yardstick) and writes its folder at once.
+If no GPU is usable, or the reference fails, every task still queued
+stops, the tasks under way end on their own, and nothing is written.
 """
 
 import concurrent.futures
@@ -17,111 +25,184 @@ import threading
 
 from . import compiling, judge, listing, machine, reports, running
 
+NICE = 10       # the compiles' nice value: the drivers come first
+
+
+class NoGpu(Exception):
+    """The probe found no usable GPU (the tool exits 3)."""
+
 
 class Pipeline:
-    """The two pools, and the reference every run waits for."""
+    """The pools, the reference every verdict waits for, and the graded
+    submissions: graded[id(sub)] = (Verdict, timings.csv row)."""
 
     def __init__(self, cfg, log, clock, total):
         self.cfg, self.log, self.clock, self.total = cfg, log, clock, total
         self.reference, self.ref_x = {}, {}
-        self.ready = threading.Event()
-        self.failure, self.done, self.lock = None, 0, threading.Lock()
+        self.arch_ready = threading.Event()     # cfg.arch is known
+        self.machine_ready = threading.Event()  # the driver is built
+        self.ref_ready = threading.Event()      # the reference passed
+        self.failure, self.no_gpu = None, None
+        self.graded, self.done, self.lock = {}, 0, threading.Lock()
+        self.futures, self.ref_left = [], 0
+        self.marks = {}     # when the machine, the reference were ready
+        if cfg.arch:
+            self.arch_ready.set()
         if cfg.build_only:
-            self.ready.set()
+            self.machine_ready.set()
+            self.ref_ready.set()
 
-    def start_reference(self, prebuilt):
-        """Compiles the reference now; runs it on every GPU in a thread
-        (the class's compiles go on meanwhile)."""
+    # ---- the whole run --------------------------------------------------
+
+    def grade(self, mine, setup, prebuilt=None):
+        """Grades mine. setup(arch_known): the machine's setup (raises
+        NoGpu or machine.SetupError); it sets cfg.arch when --arch did not,
+        then calls arch_known(). prebuilt: the reference's module, or None
+        to compile solution/threeway.cu."""
         cfg = self.cfg
+        self.pools = {
+            "compile": concurrent.futures.ThreadPoolExecutor(cfg.jobs),
+            "run": concurrent.futures.ThreadPoolExecutor(
+                min(cfg.jobs, cfg.per_gpu * len(cfg.gpus))),
+            "finish": concurrent.futures.ThreadPoolExecutor(1),
+            "setup": concurrent.futures.ThreadPoolExecutor(1)}
+        try:
+            if not cfg.build_only:
+                self._submit("setup", self._setup, setup)
+                self._start_reference(prebuilt)
+            for k, s in enumerate(mine):
+                self._submit("compile", self._compile, k, s)
+            self._wait_all()
+        finally:
+            for pool in self.pools.values():
+                pool.shutdown(wait=True)
+        return self.graded
+
+    def _submit(self, pool, fn, *args):
+        with self.lock:
+            self.futures.append(self.pools[pool].submit(self._guard, fn,
+                                                        *args))
+
+    def _guard(self, fn, *args):
+        """Runs one task. A failure of the setup, or of this tool (OUT
+        cannot be written, say), stops everything; one submission's
+        trouble never reaches here (it is that submission's verdict)."""
+        try:
+            fn(*args)
+        except NoGpu as e:
+            self._stop(None, str(e))
+        except machine.SetupError as e:
+            self._stop(str(e))
+        except Exception as e:      # noqa: BLE001 (reported, then stop)
+            self._stop("the grading tool failed: %s: %s"
+                       % (type(e).__name__, e))
+
+    def _stop(self, failure, no_gpu=None):
+        with self.lock:
+            self.failure = self.failure or failure or "no usable GPU"
+            self.no_gpu = self.no_gpu or no_gpu
+        for ev in (self.arch_ready, self.machine_ready, self.ref_ready):
+            ev.set()
+
+    def _wait_all(self):
+        """Until every task, and every task they started, has ended."""
+        while True:
+            with self.lock:
+                pending = [f for f in self.futures if not f.done()]
+            if not pending:
+                return
+            concurrent.futures.wait(pending)
+
+    # ---- the stages -----------------------------------------------------
+
+    def _setup(self, setup):
+        setup(self.arch_ready.set)
+        self.marks["machine"] = round(self.clock(), 3)
+        self.arch_ready.set()
+        self.machine_ready.set()
+
+    def _start_reference(self, prebuilt):
+        cfg = self.cfg
+        self.ref_left = len(cfg.gpus)
         if prebuilt:
             comp = compiling.Compiled(True, None, "", os.path.abspath(
                 prebuilt))
             comp.seed = compiling.submission_seed(cfg.seed, prebuilt)
-        elif not os.path.isfile(machine.REFERENCE):
+            for gpu in cfg.gpus:
+                self._submit("run", self._run_reference, comp, gpu)
+            return
+        if not os.path.isfile(machine.REFERENCE):
             raise machine.SetupError("no reference solution: %s is absent; "
                                      "pass --reference-module FILE"
                                      % machine.REFERENCE)
+        self._submit("compile", self._compile_reference)
+
+    def _compile_reference(self):
+        ref = listing.Submission("reference", "reference",
+                                 os.path.dirname(machine.REFERENCE))
+        ref.kernel = machine.REFERENCE
+        comp = self._compile_one(ref, "reference")
+        if comp is None:
+            return
+        if not comp.ok:
+            raise machine.SetupError("the reference solution does not "
+                                     "compile: %s: %s" % (comp.verdict,
+                                                          comp.message))
+        for gpu in self.cfg.gpus:
+            self._submit("run", self._run_reference, comp, gpu)
+
+    def _compile_one(self, s, index):
+        """The compile record, or None when the run has stopped."""
+        self.arch_ready.wait()
+        if self.failure:
+            return None
+        return compiling.compile_one(self.cfg, s, index, self.clock, NICE)
+
+    def _compile(self, k, s):
+        comp = self._compile_one(s, k)
+        if comp is None:
+            return
+        if comp.ok and not self.cfg.build_only:
+            self._submit("run", self._run, k, s, comp)
         else:
-            ref = listing.Submission("reference", "reference",
-                                     os.path.dirname(machine.REFERENCE))
-            ref.kernel = machine.REFERENCE
-            comp = compiling.compile_one(cfg, ref, "reference", self.clock)
-            if not comp.ok:
-                raise machine.SetupError("the reference solution does not "
-                                         "compile: %s: %s" % (comp.verdict,
-                                                              comp.message))
-        threading.Thread(target=self._run_reference, args=(comp,),
-                         daemon=True).start()
+            self._submit("finish", self._finish, s, comp, None, None, "",
+                         None, None)
 
-    def _run_reference(self, comp):
-        try:
-            for gpu in self.cfg.gpus:
-                result = os.path.join(self.cfg.state, "reference-%s.jsonl"
-                                      % (gpu or "default"))
-                run = running.driver_run(self.cfg, comp.module, result,
-                                         comp.seed, gpu)
-                reason, detail = judge.classify(run)
-                timing = run.first("timing") or {}
-                if reason != "pass" or (self.cfg.perf and
-                                        not timing.get("x_copy")):
-                    raise machine.SetupError(
-                        "the reference solution does not pass%s: %s: %s\n%s"
-                        % (" on GPU %s" % gpu if gpu else "", reason,
-                           detail or "no timing", run.output()[-3000:]))
-                self.ref_x[gpu] = timing.get("x_copy")
-                self.reference[gpu or "default"] = {
-                    "x_copy": timing.get("x_copy"),
-                    "x_copy_min": timing.get("x_copy_min"),
-                    "x_copy_max": timing.get("x_copy_max"),
-                    "n": timing.get("n"), "seconds": round(run.wall, 3),
-                    "begin": {k: v for k, v in (run.first("begin") or
-                                                {}).items() if k != "_t"}}
-                self.log("  reference%s: pass, split %sx copy (the "
-                         "performance yardstick), %.1f s" % (
-                             " on GPU %s" % gpu if gpu else "",
-                             timing.get("x_copy", "-"), run.wall))
-        except Exception as e:      # the setup failed: no one is graded
-            self.failure = str(e)
-        finally:
-            self.ready.set()
+    def _run_reference(self, comp, gpu):
+        self.machine_ready.wait()
+        if self.failure:
+            return
+        result = os.path.join(self.cfg.state, "reference-%s.jsonl"
+                              % (gpu or "default"))
+        run = self._driver(comp, result, gpu)
+        reason, detail = judge.classify(run)
+        timing = run.first("timing") or {}
+        where = " on GPU %s" % gpu if gpu else ""
+        if reason != "pass" or (self.cfg.perf and not timing.get("x_copy")):
+            raise machine.SetupError(
+                "the reference solution does not pass%s: %s: %s\n%s"
+                % (where, reason, detail or "no timing",
+                   run.output()[-3000:]))
+        self.reference[gpu or "default"] = {
+            "x_copy": timing.get("x_copy"),
+            "x_copy_min": timing.get("x_copy_min"),
+            "x_copy_max": timing.get("x_copy_max"),
+            "n": timing.get("n"), "seconds": round(run.wall, 3),
+            "began_at": round(run.at, 3),
+            "begin": {k: v for k, v in (run.first("begin") or {}).items()
+                      if k != "_t"}}
+        self.log("  reference%s: pass, split %sx copy (the performance "
+                 "yardstick), %.1f s" % (where, timing.get("x_copy", "-"),
+                                         run.wall))
+        with self.lock:
+            self.ref_x[gpu] = timing.get("x_copy")
+            self.ref_left -= 1
+            if self.ref_left == 0:
+                self.marks["reference"] = round(self.clock(), 3)
+                self.ref_ready.set()
 
-    def grade_all(self, mine):
-        graded = {}
-        cfg = self.cfg
-        pools = [concurrent.futures.ThreadPoolExecutor(n) for n in (
-            cfg.jobs, min(cfg.jobs, cfg.per_gpu * len(cfg.gpus)))]
-        futures, flock = [], threading.Lock()
-
-        def compiled(k, s):
-            comp = compiling.compile_one(cfg, s, k, self.clock)
-            if comp.ok and not cfg.build_only:
-                with flock:
-                    futures.append(pools[1].submit(self._run_one, k, s, comp,
-                                                   graded))
-                return
-            self.ready.wait()       # nothing is written before the setup
-            if not self.failure:    # is known to be sound
-                self._finish(s, comp, None, None, "", graded)
-
-        try:
-            firsts = [pools[0].submit(compiled, k, s)
-                      for k, s in enumerate(mine)]
-            for f in firsts:
-                f.result()
-            with flock:
-                later = list(futures)
-            for f in later:
-                f.result()
-        except machine.SetupError as e:
-            self.failure = str(e)
-        finally:
-            for p in pools:
-                p.shutdown(wait=True)
-        self.ready.wait()           # an empty shard checks the reference too
-        return graded
-
-    def _run_one(self, k, s, comp, graded):
-        self.ready.wait()
+    def _run(self, k, s, comp):
+        self.machine_ready.wait()
         if self.failure:
             return
         cfg = self.cfg
@@ -147,7 +228,8 @@ class Pipeline:
                 os.remove(comp.module)
             except OSError:
                 pass
-        self._finish(s, comp, run, san, san_log, graded, gpu, broken)
+        self._submit("finish", self._finish, s, comp, run, san, san_log, gpu,
+                     broken)
 
     def _driver(self, comp, result, gpu, plan="full", log_file=None):
         at = self.clock()
@@ -156,8 +238,12 @@ class Pipeline:
         run.at = at
         return run
 
-    def _finish(self, s, comp, run, san, san_log, graded, gpu=None,
-                broken=None):
+    def _finish(self, s, comp, run, san, san_log, gpu, broken):
+        """Judges one submission and writes its folder, once the reference
+        has passed (nothing is written before the setup is known sound)."""
+        self.ref_ready.wait()
+        if self.failure:
+            return
         try:
             if broken:
                 raise broken
@@ -173,9 +259,9 @@ class Pipeline:
             (san.wall if san else 0)
         reports.write_submission(self.cfg.out, s, comp, run, san, san_log, v,
                                  elapsed, self.cfg.seed)
-        row = reports.timing_row(s, comp, run, san)
+        row = reports.timing_row(s, comp, run, san, self.clock())
         with self.lock:
-            graded[id(s)] = (v, row)
+            self.graded[id(s)] = (v, row)
             self.done += 1
             self.log("[%d/%d] %s ... %s%s" % (
                 self.done, self.total, s.name, v.reason,

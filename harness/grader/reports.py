@@ -28,7 +28,7 @@ CSV_COLUMNS = ("submission", "status", "reason", "found_b1", "found_b2",
 GRADESCOPE_COLUMNS = ("Name", "SID", "Email", "Total Score")
 TIMING_COLUMNS = ("submission", "results", "compile_s", "load_s",
                   "checks_s", "timing_s", "sanitize_s", "compile_at",
-                  "run_at", "end_at")
+                  "run_at", "end_at", "done_at")
 TEXT_COLUMNS = ("submission", "answer", "detail", "Name", "SID", "Email")
 
 
@@ -79,16 +79,18 @@ def gradescope_rows(sub, v):
             for p in people]
 
 
-def timing_row(sub, comp, run, san):
-    """When each stage ran, on the tool's own clock (seconds): compile
-    (the compile stage); load (the driver's start to its module event:
-    context creation, module load, waits for the GPU lock); checks (to
-    its last result); timing (to the timing event); sanitize (memcheck's
-    whole process); and when the compile, the run and the last process
-    began or ended, counted from the start of grading."""
+def timing_row(sub, comp, run, san, done_at):
+    """How long each stage took, on the tool's own clock (seconds):
+    compile (the compile stage); load (the driver's start to its module
+    event: context creation, module load, waits for the GPU lock); checks
+    (to its last result); timing (to the timing event); sanitize
+    (memcheck's whole process). And when, counted from the start of
+    grading: the compile began, the driver began, the last process ended,
+    and the results were written (done_at, which waits for the reference
+    to pass)."""
     row = {"submission": sub.name, "results": sub.out_dir + "/results.json",
            "compile_s": "%.3f" % (comp.t1 - comp.t0),
-           "compile_at": "%.3f" % comp.t0}
+           "compile_at": "%.3f" % comp.t0, "done_at": "%.3f" % done_at}
     if run is None:
         return row
     marks = [e["_t"] for e in run.find("module")[:1]]

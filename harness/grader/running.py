@@ -24,6 +24,7 @@ import selectors
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from .listing import display
@@ -49,6 +50,18 @@ if hard != resource.RLIM_INFINITY:
 resource.setrlimit(resource.RLIMIT_FSIZE, (v, v))
 os.execv(sys.argv[2], sys.argv[2:])
 """
+
+
+_LIVE, _LIVE_LOCK = set(), threading.Lock()   # process groups under way
+
+
+def kill_all():
+    """Kills every process group still under way: the tool is stopping
+    (SIGINT or SIGTERM) and none of them may outlive it."""
+    with _LIVE_LOCK:
+        groups = list(_LIVE)
+    for pgid in groups:
+        _kill_group(pgid)
 
 
 class Capped:
@@ -148,9 +161,12 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
         list(cmd)
     start = time.monotonic()
     run.started = start
-    proc = subprocess.Popen(full, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    with _LIVE_LOCK:
+        proc = subprocess.Popen(full, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE,
+                                start_new_session=True)
+        _LIVE.add(proc.pid)
     tail = _Tail(result_path)
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ, run.out)
@@ -189,6 +205,8 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
         proc.stderr.close()
         _kill_group(proc.pid)
         proc.wait()
+        with _LIVE_LOCK:
+            _LIVE.discard(proc.pid)
         run.ended = time.monotonic()
         _read_events(run, tail, run.ended - start, opened, run_limit)
         tail.close()

@@ -3,7 +3,10 @@
  * that they ran inside the driver at the first launch, writing a passing
  * result file and exiting with the tool's own error code. A submission is
  * compiled to a device module only: this host code is never compiled for
- * the host and never runs. The kernel is correct, so it passes. */
+ * the host and never runs. The kernel is correct, so it passes.
+ *
+ * Through the driver: only the kernel reaches the module, and it is
+ * exact on every run: pass, with full marks. */
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>

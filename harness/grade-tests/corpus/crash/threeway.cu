@@ -1,5 +1,9 @@
 /* corpus/crash: expected crash: writes through a null pointer; the kernel faults and
- * the driver exits 4 with the CUDA error. */
+ * the driver exits 4 with the CUDA error.
+ *
+ * Through the driver: the first run with n > 0 (n=1 mix=thirds, the
+ * normal grid) faults: the driver writes a fault event naming that run
+ * (cudaErrorIllegalAddress) and exits 4: crash. */
 #include <cstddef>
 __global__ void scatterThreeWay(const int* __restrict__ in,
                                 const int* __restrict__ negRank,

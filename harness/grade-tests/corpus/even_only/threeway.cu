@@ -1,6 +1,16 @@
-/* corpus/even_only: expected unwritten: correct for every odd n, and for an
- * even n it never writes the last element's slot. A plan of odd sizes
- * alone passes it; the driver's plan holds even sizes too. */
+/* corpus/even_only: expected boundary: correct for every odd n, and for
+ * an even n it never writes the last element's slot. A plan of odd sizes
+ * alone passes it; the driver's plan holds even sizes too.
+ *
+ * Through the driver: the plan's sizes hold even ones from the start
+ * (0 to 8, every 2^k for k = 4..20, half the drawn sizes, the timing
+ * size). n = 0 writes nothing either way and n = 1 is odd, so the first
+ * run that fails is n=2 mix=thirds on the normal grid: the last element's
+ * slot stays poison. One unwritten slot at the end of a group reads the
+ * same as that group's base shifted by one slot whose write lost a race,
+ * so the check reports a boundary error (naming both readings), as the
+ * H200 run of this corpus showed; any failing verdict catches the
+ * kernel, and no write lands outside the output. */
 #include <cstddef>
 
 __global__ void scatterThreeWay(const int* __restrict__ in,

@@ -1,6 +1,9 @@
 /* corpus/exits_early: expected unwritten: 'exits early': the last block ends the kernel
  * at once with the PTX exit instruction, so its slots stay poisoned (a kernel
- * cannot end the process; that would need host code). */
+ * cannot end the process; that would need host code).
+ *
+ * Through the driver: at n = 1 on the normal grid (one block) the only
+ * block is the last, so nothing is written: unwritten. */
 #include <cstddef>
 __global__ void scatterThreeWay(const int* __restrict__ in,
                                 const int* __restrict__ negRank,

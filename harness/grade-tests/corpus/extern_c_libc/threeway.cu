@@ -2,7 +2,11 @@
  * like libc functions (open, fcntl, unlink, dup2). Linked into a host
  * program, their launch stubs once replaced libc's own inside the driver.
  * In a device module they are just extra entries the driver never calls.
- * The kernel is correct, so it passes. */
+ * The kernel is correct, so it passes.
+ *
+ * Through the driver: the module's other entries are never looked up
+ * (the driver asks for scatterThreeWay's mangled name), and the kernel
+ * is exact on every run: pass, with full marks. */
 #include <cstddef>
 
 extern "C" __global__ void open(int* p) { if (p) *p = 0; }

@@ -1,5 +1,9 @@
 /* corpus/flood_pass: expected unwritten: prints PASS (and a fake result line) from every
- * thread, floods the output, and writes nothing; the grader ignores stdout. */
+ * thread, floods the output, and writes nothing; the grader ignores stdout.
+ *
+ * Through the driver: n = 0 passes (nothing to write), and n=1
+ * mix=thirds, with nothing written, is unwritten; what it prints lands
+ * on the driver's stdout (a 64 KiB buffer), which is never parsed. */
 #include <cstddef>
 #include <cstdio>
 __global__ void scatterThreeWay(const int* __restrict__ in,

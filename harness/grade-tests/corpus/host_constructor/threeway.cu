@@ -1,7 +1,10 @@
 /* corpus/host_constructor: expected pass: a constructor attribute, host code
  * that would run before the driver's main and write a passing result file.
  * It is never compiled for the host (device code only), so it never runs;
- * the kernel beside it is correct. */
+ * the kernel beside it is correct.
+ *
+ * Through the driver: only the kernel reaches the module, and it is
+ * exact on every run: pass, with full marks. */
 #include <cstddef>
 #include <cstdio>
 

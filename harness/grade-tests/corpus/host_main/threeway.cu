@@ -1,5 +1,8 @@
 /* corpus/host_main: expected pass: a main of its own (to print PASS and exit
- * 0). Never compiled for the host, never run; the kernel is correct. */
+ * 0). Never compiled for the host, never run; the kernel is correct.
+ *
+ * Through the driver: only the kernel reaches the module, and it is
+ * exact on every run: pass, with full marks. */
 #include <cstddef>
 #include <cstdio>
 __global__ void scatterThreeWay(const int* __restrict__ in,

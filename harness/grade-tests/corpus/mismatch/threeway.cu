@@ -1,4 +1,8 @@
-/* corpus/mismatch: expected mismatch: every positive is written one too large. */
+/* corpus/mismatch: expected mismatch: every positive is written one too large.
+ *
+ * Through the driver: the first run holding a positive (n=1 mix=thirds
+ * when its element is positive, else n=1 mix=all-positive) has the right
+ * groups and boundaries but a value the input does not have: mismatch. */
 #include <cstddef>
 __global__ void scatterThreeWay(const int* __restrict__ in,
                                 const int* __restrict__ negRank,

@@ -2,7 +2,14 @@
  * never reset. The last block to finish bumps it, so every thread of one
  * launch sees the same value: even launches write the right split, odd
  * launches reverse the positives. Launch 0 passes, launch 1 differs, and the
- * driver's --repeat 2 reports it, deterministically (no race needed). */
+ * driver's --repeat 2 reports it, deterministically (no race needed).
+ *
+ * Through the driver: the normal grid's runs launch twice, on a freshly
+ * poisoned output each time, so their two launches always have epochs of
+ * different parity. Reversing fewer than two positives changes nothing,
+ * so the first run that fails is the first with two positives, n=2
+ * mix=thirds or n=2 mix=all-positive: its launches disagree:
+ * nondeterministic (whichever of the two was the reversed one). */
 #include <cstddef>
 __device__ unsigned launches = 0;
 __device__ unsigned blocksDone = 0;

@@ -1,14 +1,39 @@
-/* corpus/nth_launch: expected nondeterministic: correct for its first 12
- * launches of 2^22 elements or more, then it writes nothing, as a kernel
- * that guesses it is being timed would (the attack that once scored full
- * performance points stopped at its 4th launch). A __device__ counter lives
- * as long as the module, i.e. the whole plan. The driver's checks launch it
- * at such sizes fewer than 12 times (8387997, 16777217 and the timing size,
- * a few grids each); the timing launches it more often, each timed launch
- * is checked, and the first wrong one makes the timing nondeterministic. */
+/* corpus/nth_launch: expected nondeterministic. A kernel that guesses when
+ * it is being timed (the attack that once scored full performance points
+ * went idle from its 4th launch): correct, except that once it has seen 8
+ * repeats at n >= 2^22 it writes nothing on every later repeat. A repeat
+ * is a launch with the same n and grid as the launch before it; the
+ * counters live as long as the module, that is, the whole plan.
+ *
+ * Through the driver (driver.cu, grade mode, --time):
+ *  - The plan's sizes of 2^22 or more are the lesson's 8387997, 16777217
+ *    (a fourth scan level) and the timing size (the L2's bytes as ints, at
+ *    least 2^24: 62914560 on an H200, 16777216 on a T4). Every other size
+ *    is below 2^22: 2^k + 1 stops at k = 20 and the drawn sizes stay below
+ *    RANDOM_MAX_N (4 Mi). At those sizes the plan runs the thirds mix
+ *    alone, on the normal grid launched twice and on one drawn grid of 64
+ *    to 300 blocks (the normal grid has 32 blocks an SM: never the same).
+ *    So the plan makes one repeat per large size, 3 in all, and every run
+ *    of the plan passes.
+ *  - The timing launches it once a round, all on the normal grid at the
+ *    timing size: 3 warm-up rounds, then 11 timed ones. Round 0 follows
+ *    the plan's drawn grid, so rounds 1 to 13 are repeats 4 to 16; from
+ *    round 6 on (the 4th timed round) it writes nothing. Every timed
+ *    round's output is compared with the reference (a keyed hash, outside
+ *    the timed interval): the timing event says nondeterministic, and so
+ *    does the verdict, whatever the kernel's speed.
+ *  - Whatever the count: if a plan ever made 9 repeats, the 9th would be
+ *    the second launch of a two-launch run, whose output must equal the
+ *    first's: nondeterministic again. The timing alone makes at least 10
+ *    repeats (at least 2 warm-ups and 9 timed rounds), and every later
+ *    round stays idle, so its last timed round always fails.
+ *  - With --no-perf nothing is timed and the case passes: every launch the
+ *    driver checks is right. */
 #include <cstddef>
 
-__device__ unsigned bigLaunches = 0;
+__device__ size_t lastN = 0;            // the previous launch's n and grid
+__device__ unsigned lastBlocks = 0, lastThreads = 0;
+__device__ unsigned repeats = 0;        // repeats at n >= 2^22 so far
 __device__ unsigned blocksDone = 0;
 
 __global__ void scatterThreeWay(const int* __restrict__ in,
@@ -18,10 +43,14 @@ __global__ void scatterThreeWay(const int* __restrict__ in,
                                 const int* __restrict__ totalNeg,
                                 const int* __restrict__ totalZero)
 {
-    const bool big = n >= ((size_t)1 << 22);
-    // Read before any block of this launch can bump it (see below).
-    const unsigned seen = *(volatile unsigned*)&bigLaunches;
-    if (!(big && seen >= 12)) {
+    // Read before any block of this launch can change them: the last
+    // block to finish does, below, after every block has counted itself.
+    const bool repeat = n >= ((size_t)1 << 22) &&
+                        *(volatile size_t*)&lastN == n &&
+                        *(volatile unsigned*)&lastBlocks == gridDim.x &&
+                        *(volatile unsigned*)&lastThreads == blockDim.x;
+    const bool idle = repeat && *(volatile unsigned*)&repeats >= 8;
+    if (!idle) {
         const size_t a = (size_t)*totalNeg;
         const size_t ab = a + (size_t)*totalZero;
         const size_t stride = (size_t)blockDim.x * gridDim.x;
@@ -32,14 +61,15 @@ __global__ void scatterThreeWay(const int* __restrict__ in,
             out[v < 0 ? nr : v == 0 ? a + zr : ab + (i - nr - zr)] = v;
         }
     }
-    // The last block to finish counts the launch, so every thread of one
-    // launch saw the same count.
-    __syncthreads();
-    if (big && threadIdx.x == 0) {
+    __syncthreads();   // every thread of the block has read the state
+    if (threadIdx.x == 0) {
         __threadfence();
         if (atomicAdd(&blocksDone, 1u) == gridDim.x - 1) {
             blocksDone = 0;
-            atomicAdd(&bigLaunches, 1u);
+            repeats += repeat ? 1u : 0u;
+            lastN = n;
+            lastBlocks = gridDim.x;
+            lastThreads = blockDim.x;
             __threadfence();
         }
     }

@@ -1,6 +1,11 @@
 /* corpus/oob_kib: expected out_of_bounds: correct, plus one write 4 KiB past
  * the end of the output, beyond a narrow guard but inside the driver's
- * wide guard region after the output. */
+ * wide guard region after the output.
+ *
+ * Through the driver: the guard after the output is the unused rest of
+ * the output buffer plus 2^20 words (4 MiB), so a write 4 KiB past the end
+ * lands in it at every size. At n=1 mix=thirds the driver's guard scan
+ * finds it: out_of_bounds. */
 #include <cstddef>
 
 __global__ void scatterThreeWay(const int* __restrict__ in,

@@ -1,6 +1,11 @@
 /* corpus/order: expected order: the right groups at the right boundaries, but each
  * group reversed (unstable, deterministic). The exercise's evidence uses
- * this file. */
+ * this file.
+ *
+ * Through the driver: n = 0 and n = 1 cannot show an order. The first
+ * failure is n=2 mix=thirds when its two elements are both negative or
+ * both positive, else n=2 mix=all-negative: both groups in place,
+ * reversed: order. */
 #include <cstddef>
 __global__ void scatterThreeWay(const int* __restrict__ in,
                                 const int* __restrict__ negRank,

@@ -1,5 +1,9 @@
 /* corpus/out_of_bounds: expected out_of_bounds: correct, plus one write just past the end
- * of the output (out[n]), which lands in the driver's guard region. */
+ * of the output (out[n]), which lands in the driver's guard region.
+ *
+ * Through the driver: at n=1 mix=thirds it writes out[1], the first word
+ * of the guard after the output (the driver scans both guards on the
+ * device after every launch): out_of_bounds. */
 #include <cstddef>
 __global__ void scatterThreeWay(const int* __restrict__ in,
                                 const int* __restrict__ negRank,

@@ -1,6 +1,11 @@
 /* corpus/timeout: expected timeout: thread 0 waits for a flag nothing ever
  * sets, so the run hangs; the driver's watchdog (or the grader's, a little
- * later) stops the process and names the run. */
+ * later) stops the process and names the run.
+ *
+ * Through the driver: the first run with n > 0 (n=1 mix=thirds) never
+ * ends; the driver's watchdog stops it after --run-timeout seconds (it
+ * polls the launch, never waits blindly), writes a timeout event naming
+ * the run and exits 6: timeout. */
 #include <cstddef>
 __device__ volatile int neverSet = 0;
 __global__ void scatterThreeWay(const int* __restrict__ in,

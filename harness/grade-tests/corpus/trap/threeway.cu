@@ -1,6 +1,10 @@
 /* corpus/trap: expected crash: correct, then the thread of the last element
  * executes a trap instruction; the launch fails, the driver writes a
- * "fault" event naming the run and exits 4. */
+ * "fault" event naming the run and exits 4.
+ *
+ * Through the driver: the first run with n > 0 (n=1 mix=thirds) ends in
+ * a launch failure; the driver writes a fault event naming the run and
+ * exits 4: crash. */
 #include <cstddef>
 
 __global__ void scatterThreeWay(const int* __restrict__ in,

@@ -4,7 +4,11 @@
  *     system("rm -rf /");         __attribute__((constructor))
  * and the kernel uses cooperative groups, __device__ helpers, macros, a
  * __constant__ table, a __device__ variable and device printf (which only
- * fires for an impossible input). */
+ * fires for an impossible input).
+ *
+ * Through the driver: every run exact (the printf never fires: *totalNeg
+ * never exceeds n), so it passes; the lookups cost little next to the
+ * scans, so the timing gives full marks. */
 #include <cstddef>
 #include <cstdio>
 #include <cooperative_groups.h>

@@ -1,4 +1,7 @@
-/* corpus/unwritten: expected unwritten: skips the last element. */
+/* corpus/unwritten: expected unwritten: skips the last element.
+ *
+ * Through the driver: at n = 1 the only element is the last, so the
+ * first run with n > 0 (n=1 mix=thirds) writes nothing: unwritten. */
 #include <cstddef>
 __global__ void scatterThreeWay(const int* __restrict__ in,
                                 const int* __restrict__ negRank,

@@ -1,6 +1,11 @@
 /* corpus/unwritten_group: expected unwritten: every negative and positive in
  * its slot, and no zero ever written: the report names the zeros' group,
- * not a boundary. */
+ * not a boundary.
+ *
+ * Through the driver: n=1 mix=thirds writes nothing when its element is
+ * a zero (unwritten); otherwise it passes, and n=1 mix=all-zero writes
+ * nothing: unwritten either way (at larger n the check names the zeros'
+ * group). */
 #include <cstddef>
 
 __global__ void scatterThreeWay(const int* __restrict__ in,
