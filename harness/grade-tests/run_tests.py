@@ -756,8 +756,10 @@ def test_gpu(tmp, keep):
     folders = listing.folder_names([r["key"] for r in expected])
     for r in expected:
         row = got.get("submissions/" + folders[r["key"]], {})
-        check((row.get("status"), row.get("reason")) == (r["status"],
-                                                          r["reason"]),
+        # A reason may name alternatives ("boundary|unwritten") where the
+        # drawn input decides which of two right verdicts the check gives.
+        check(row.get("status") == r["status"] and
+              row.get("reason") in r["reason"].split("|"),
               "%-22s %s %s (expected %s %s) %s" % (
                   listing.display(r["key"])[:22], row.get("status"),
                   row.get("reason"), r["status"], r["reason"],
