@@ -103,7 +103,8 @@ def size_points(lines):
     """One point per n: at the row's most common keep where it has one."""
     keeps = collections.Counter(r["keep"] for r in lines)
     usual = keeps.most_common(1)[0][0]
-    points = sorted((r["n"], r) for r in lines if r["keep"] == usual)
+    points = sorted(((r["n"], r) for r in lines if r["keep"] == usual),
+                    key=lambda p: p[0])
     return [r for _, r in points]
 
 
@@ -169,7 +170,8 @@ def draw_keeps(plt, rows, groups, out):
         for n, pts in sorted(keep_sweeps(lines).items()):
             ax.plot([r["keep"] for r in pts], [r["x_copy"] for r in pts],
                     marker="o", markersize=3,
-                    label="%s (n = 2^%.1f)" % (label, math.log2(n)))
+                    label="%s (n = %s)" % (label, "2^%d" % math.log2(n)
+                                          if n & (n - 1) == 0 else n))
             drawn += 1
     ax.set_xlabel("keep (fraction of elements that survive)")
     ax.set_ylabel("x copy (median over the copy row's)")
