@@ -1,9 +1,16 @@
-/* corpus/flood_pass: expected unwritten: prints PASS (and a fake result line) from every
- * thread, floods the output, and writes nothing; the grader ignores stdout.
+/* corpus/flood_pass: expected unwritten or timeout: prints PASS (and a
+ * fake result line) from every thread, floods the output, and writes
+ * nothing; the grader ignores stdout.
  *
- * Through the driver: n = 0 passes (nothing to write), and n=1
+ * Through the driver: n = 0 writes nothing either way and n=1
  * mix=thirds, with nothing written, is unwritten; what it prints lands
- * on the driver's stdout (a 64 KiB buffer), which is never parsed. */
+ * on the driver's stdout (a 64 KiB buffer), which is never parsed. Every
+ * thread prints 64 lines whatever n is, so a drawn grid of up to 300
+ * blocks of 1024 threads prints millions of lines, even at n = 0; the
+ * device's printf buffer drains only as fast as the host takes it, and on
+ * a machine busy grading a class the run can pass the driver's per-run
+ * limit first: timeout (seen on the H200 when the corpus ran inside a
+ * full make check). Both verdicts fail the kernel; neither is a pass. */
 #include <cstddef>
 #include <cstdio>
 __global__ void scatterThreeWay(const int* __restrict__ in,
