@@ -217,8 +217,10 @@ __global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
  *
  * Compaction cannot store a survivor before the look-back has found the
  * tile's prefix: where a survivor goes depends on every tile before it.
- * So the stores of a tile always wait for its look-back, and what keeps
- * memory busy meanwhile is the next tile's loads (AHEAD).
+ * So the stores of a tile always wait for its look-back. What keeps
+ * memory busy meanwhile is other blocks' tiles (the plain loop of the
+ * production row) or, in the AHEAD rows, the block's own next tile's loads;
+ * on the H200 the AHEAD rows were slower (the lesson gives the figures).
  *
  * How a tile's output leaves the block (STORE):
  *   STORE_DIRECT   each thread writes its own survivors straight to global
