@@ -34,8 +34,11 @@
  * trips of L, at most W / L tiles per unit of time finish, however many
  * blocks run. At 4 TB/s, reads and writes together, tiles of 4,096 ints
  * go by at about 120 per microsecond: a window of 32 keeps up only while a
- * round trip takes less than a quarter of a microsecond; 64 or 128 leave
- * room (LookbackPolicy; scan.cu's --variants measures them).
+ * round trip takes less than a quarter of a microsecond; 64 or 128 would
+ * leave room (LookbackPolicy). Measured on an H200 (scan.cu's --variants,
+ * day31-scan/evidence-h200.txt), the plain tile loop was faster with
+ * windows of 32 than of 128: the wider walk costs registers and reads, and
+ * did not pay for itself there. The production rows use 32.
  *
  * WHAT A CALLER PROVIDES
  * - Ops, the aggregate's policy (LookbackSum, LookbackCounts below, or its
@@ -586,7 +589,11 @@ lookbackAheadStep(unsigned long long *state, unsigned *slot, const int *in,
  * loading, the one taken); each tile's aggregate still waits only for the
  * block's previous tile, of a smaller index (DEADLOCK at the top). The
  * loop is unrolled twice so the two register sets swap roles without a
- * copy. */
+ * copy. Measured on an H200, every configuration with this loop was
+ * slower than the plain loop, with a wide spread between runs
+ * (day31-scan/evidence-h200.txt): the indices a block holds but has not
+ * reached make the tiles after them wait for their aggregates. It is
+ * kept for the comparison; no production row uses it. */
 template <class Tile, class Body>
 __device__ void lookbackEachTileAhead(unsigned long long *state,
                                       unsigned *slot, const int *in, size_t n,

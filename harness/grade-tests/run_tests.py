@@ -170,7 +170,7 @@ def test_names():
           "only, never hidden: %s" % sorted(vals)[:5])
     check(names["a b"] != names["a%20b"], "folder names: escapes are "
           "unambiguous (%s, %s)" % (names["a b"], names["a%20b"]))
-    shown = listing.display(os.fsdecode(b"bad\xff\n\x1b[0m\u202e"))
+    shown = listing.display(os.fsdecode(b"bad\xff\n\x1b[0m") + "\u202e")
     check(shown.isprintable() and "\\xff" in shown, "display names: "
           "printable: %r" % shown)
     for cell, want in (("=1+1", "'=1+1"), ("+x", "'+x"), ("-rf", "'-rf"),

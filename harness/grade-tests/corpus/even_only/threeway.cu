@@ -1,6 +1,7 @@
-/* corpus/even_only: expected boundary: correct for every odd n, and for
- * an even n it never writes the last element's slot. A plan of odd sizes
- * alone passes it; the driver's plan holds even sizes too.
+/* corpus/even_only: expected boundary or unwritten: correct for every
+ * odd n, and for an even n it never writes the last element's slot. A
+ * plan of odd sizes alone passes it; the driver's plan holds even sizes
+ * too.
  *
  * Through the driver: the plan's sizes hold even ones from the start
  * (0 to 8, every 2^k for k = 4..20, half the drawn sizes, the timing
