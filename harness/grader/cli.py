@@ -13,7 +13,6 @@ GPU.
 """
 
 import argparse
-import json
 import os
 import re
 import secrets
@@ -273,19 +272,9 @@ def setup_machine(cfg, args, log, arch_known):
 
 def write_outputs(cfg, mine, graded, meta, log):
     verdicts = [graded[id(s)][0] for s in mine]
-    rows = [reports.grades_row(s, v) for s, v in zip(mine, verdicts)]
-    reports.write_csv(os.path.join(cfg.out, "grades.csv"),
-                      reports.CSV_COLUMNS, rows)
-    reports.write_csv(os.path.join(cfg.out, "gradescope.csv"),
-                      reports.GRADESCOPE_COLUMNS,
-                      [r for s, v in zip(mine, verdicts)
-                       for r in reports.gradescope_rows(s, v)])
-    reports.write_csv(os.path.join(cfg.out, "timings.csv"),
-                      reports.TIMING_COLUMNS, [graded[id(s)][1] for s in mine])
-    with open(os.path.join(cfg.out, "shard.json"), "w") as f:
-        json.dump(meta, f, indent=1)
-    summary = reports.summary_text(rows)
-    with open(os.path.join(cfg.out, "summary.txt"), "w",
-              encoding="utf-8") as f:
-        f.write(summary)
+    summary = reports.write_tables(
+        cfg.out, [reports.grades_row(s, v) for s, v in zip(mine, verdicts)],
+        [r for s, v in zip(mine, verdicts)
+         for r in reports.gradescope_rows(s, v)],
+        [graded[id(s)][1] for s in mine], meta)
     log(summary.rstrip("\n"))

@@ -52,24 +52,15 @@ def main(argv):
                 shutil.copytree(src, dst, symlinks=True)
     key = lambda r: order.get(r["results"].rsplit("/", 1)[0], 0)  # noqa
     grades = sorted(merged["grades.csv"], key=key)
-    reports.write_csv(os.path.join(out, "grades.csv"), reports.CSV_COLUMNS,
-                      grades)
-    reports.write_csv(os.path.join(out, "gradescope.csv"),
-                      reports.GRADESCOPE_COLUMNS, merged["gradescope.csv"])
-    reports.write_csv(os.path.join(out, "timings.csv"),
-                      reports.TIMING_COLUMNS,
-                      sorted(merged["timings.csv"], key=key))
     first = shards[0][1]
     meta = dict(first, shard="merged", graded=first["folders"],
                 shards=[{"shard": m["shard"], "seed": m["seed"],
                          "arch": m["arch"], "reference": m["reference"],
                          "wall_s": m.get("wall_s")}
                         for _, m, _ in shards])
-    with open(os.path.join(out, "shard.json"), "w") as f:
-        json.dump(meta, f, indent=1)
-    summary = reports.summary_text(grades)
-    with open(os.path.join(out, "summary.txt"), "w", encoding="utf-8") as f:
-        f.write(summary)
+    summary = reports.write_tables(out, grades, merged["gradescope.csv"],
+                                   sorted(merged["timings.csv"], key=key),
+                                   meta)
     print(summary, end="")
     print("merged %d shards, %d submissions into %s" % (
         len(shards), len(grades), args.out))

@@ -49,6 +49,22 @@ def write_csv(path, columns, rows):
                         else r.get(k, "") for k in columns})
 
 
+def write_tables(out, grades, gradescope, timings, meta):
+    """Writes OUT's own files from their rows: grades.csv, gradescope.csv,
+    timings.csv, shard.json (meta) and summary.txt (a grading run and a
+    merge alike). Returns the summary's text."""
+    write_csv(os.path.join(out, "grades.csv"), CSV_COLUMNS, grades)
+    write_csv(os.path.join(out, "gradescope.csv"), GRADESCOPE_COLUMNS,
+              gradescope)
+    write_csv(os.path.join(out, "timings.csv"), TIMING_COLUMNS, timings)
+    with open(os.path.join(out, "shard.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    summary = summary_text(grades)
+    with open(os.path.join(out, "summary.txt"), "w", encoding="utf-8") as f:
+        f.write(summary)
+    return summary
+
+
 def read_csv(path):
     """Rows as written (a neutralised cell keeps its quote)."""
     with open(path, newline="", encoding="utf-8") as f:
