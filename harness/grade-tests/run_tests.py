@@ -57,8 +57,8 @@ STARTER = next(p for p in (
     if os.path.isfile(p))
 sys.dont_write_bytecode = True  # no __pycache__ in the repository
 sys.path.insert(0, HARNESS)
-from grader import (cli, compiling, judge, listing, machine,  # noqa: E402
-                    reports, running)
+from grader import (cli, compiler, compiling, judge,  # noqa: E402
+                    listing, machine, reports, running)
 
 RESULTS = {"passed": 0, "failed": 0}
 
@@ -294,21 +294,12 @@ def fake_tools(tmp):
     return wrappers
 
 
-ENTRY = "_Z15scatterThreeWayPKiS0_S0_PimS0_S0_"
-
-
-class FakeCompiled:
-    def __init__(self, module):
-        self.ok, self.verdict, self.message = True, None, ""
-        self.module, self.includes = module, []
-        self.entries, self.seconds = [ENTRY], 0.01
-
-
 def fake_compile(src, out_module, arch, **kwargs):
     """The compile stage's test double: the "module" is the source."""
     os.makedirs(os.path.dirname(out_module), exist_ok=True)
     shutil.copyfile(src, out_module)
-    return FakeCompiled(out_module)
+    return compiler.Compiled(True, None, "", module=out_module,
+                             entries=[compiler.ENTRY], seconds=0.01)
 
 
 FAKE_CASES = {   # marker: (reason, status)

@@ -14,8 +14,10 @@ file), the stage's timestamps, and a verdict for a submission with no
 usable file. Runs in parallel (--jobs) in pipeline.py's compile pool.
 """
 
+import dataclasses
 import hashlib
 import os
+from typing import Optional
 
 from . import compiler
 from .machine import SetupError
@@ -23,16 +25,14 @@ from .machine import SetupError
 SOURCE_READ_MAX = 16 << 20      # bytes hashed for the seed
 
 
-class Compiled:
-    """The compile stage's record of one submission (compiler.py's
-    Compiled, plus the seed and when the stage ran)."""
-
-    def __init__(self, ok, verdict, message, module=None, entries=(),
-                 includes=(), seconds=0.0):
-        self.ok, self.verdict, self.message = ok, verdict, message
-        self.module, self.entries = module, list(entries)
-        self.includes, self.seconds = list(includes), seconds
-        self.seed, self.t0, self.t1 = None, 0.0, 0.0
+@dataclasses.dataclass
+class Compiled(compiler.Compiled):
+    """The compile stage's record of one submission: compiler.py's
+    Compiled, plus the submission's seed and when the stage began and
+    ended (t0, t1: seconds since grading began)."""
+    seed: Optional[int] = None
+    t0: float = 0.0
+    t1: float = 0.0
 
 
 def compile_submission(*args, **kwargs):
@@ -70,8 +70,7 @@ def compile_one(cfg, sub, index, clock, nice=0):
                                    time_limit=cfg.compile_timeout,
                                    mem_limit=cfg.compile_mem << 20,
                                    nice=nice)
-            rec = Compiled(c.ok, c.verdict, c.message or "", c.module,
-                           c.entries or (), c.includes or (), c.seconds)
+            rec = Compiled(**vars(c))
             rec.seed = submission_seed(cfg.seed, sub.kernel)
         except SetupError:
             raise
