@@ -9,6 +9,8 @@ prints. Scores are points; the weights live here and nowhere else
 
 import signal
 
+from .running import SANITIZE_EXIT
+
 # The weights (total 100). The check runs share CHECKS equally (to the
 # cent); the compute-sanitizer run, when on, counts as one more run.
 WEIGHTS = {
@@ -151,7 +153,7 @@ def classify(run):
 
 def classify_sanitizer(run, log_text):
     """(reason, detail) for the compute-sanitizer memcheck run."""
-    if not run.killed and run.rc == 86:
+    if not run.killed and run.rc == SANITIZE_EXIT:
         lines = [l.strip(" =") for l in log_text.splitlines()]
         found = [l for l in lines if "Invalid" in l or "out of bounds" in l
                  or "Misaligned" in l or "Address" in l][:3]
