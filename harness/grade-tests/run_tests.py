@@ -713,7 +713,7 @@ def probe():
     return found[0][2], found[0][1]
 
 
-def test_no_gpu(tmp, line):
+def test_no_gpu(tmp):
     klass = os.path.join(tmp, "nogpu")
     shutil.copytree(os.path.join(HERE, "corpus", "pass"),
                     os.path.join(klass, "pass"))
@@ -802,7 +802,7 @@ def main():
         if cc:
             test_gpu(tmp, args.keep and os.path.abspath(args.keep))
         else:
-            test_no_gpu(tmp, line)
+            test_no_gpu(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (RESULTS["passed"], RESULTS["failed"]))

@@ -140,9 +140,8 @@ def describe_arch(archs):
 # ---- the limited process ------------------------------------------------
 
 class _Ran:
-    def __init__(self, rc, log, timed_out, seconds):
+    def __init__(self, rc, log, timed_out):
         self.rc, self.log, self.timed_out = rc, log, timed_out
-        self.seconds = seconds
 
     def hit_limit(self):
         """The output cap (SIGXFSZ) or the address-space limit."""
@@ -165,7 +164,6 @@ def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap,
         if nice:
             os.nice(nice)
 
-    t0 = time.monotonic()
     timed_out = False
     with open(log_path, "wb") as log:
         try:
@@ -187,7 +185,7 @@ def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap,
         rc = proc.wait()
     with open(log_path, "rb") as f:
         text = f.read(LOG_READ).decode("utf-8", "replace")
-    return _Ran(rc, text, timed_out, time.monotonic() - t0)
+    return _Ran(rc, text, timed_out)
 
 
 # ---- what the student is shown ------------------------------------------

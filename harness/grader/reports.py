@@ -171,7 +171,7 @@ def write_submission(out, sub, comp, run, san, san_log, v, elapsed, seed):
         f.write("\n".join(log) + "\n")
 
 
-def summary_text(rows, counts_line=True):
+def summary_text(rows):
     width = min(max([len("submission")] + [len(r["submission"])
                                            for r in rows]), 40)
     fmt = "%-*s  %-6s  %-17s  %6s  %7s  %s"
@@ -181,11 +181,10 @@ def summary_text(rows, counts_line=True):
         lines.append(fmt % (width, r["submission"][:width], r["status"],
                             r["reason"], r["score"], r["x_copy"] or "-",
                             r["detail"][:80]))
-    if counts_line:
-        counts = {}
-        for r in rows:
-            counts[r["reason"]] = counts.get(r["reason"], 0) + 1
-        lines += ["", "per reason: " + (", ".join(
-            "%s %d" % (k, counts[k]) for k in judge.REASONS if k in counts)
-            or "none")]
+    counts = {}
+    for r in rows:
+        counts[r["reason"]] = counts.get(r["reason"], 0) + 1
+    lines += ["", "per reason: " + (", ".join(
+        "%s %d" % (k, counts[k]) for k in judge.REASONS if k in counts)
+        or "none")]
     return "\n".join(lines) + "\n"

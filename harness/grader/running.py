@@ -104,7 +104,7 @@ class Run:
         self.shown, self.rc, self.killed = shown, None, None
         self.events, self.junk, self.wall = [], 0, 0.0
         self.out, self.err = Capped(), Capped()
-        self.started = self.ended = 0.0
+        self.ended = 0.0
         self.at = 0.0           # when it started, on the grading run's clock
 
     def find(self, name, **match):
@@ -160,7 +160,6 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
     full = [sys.executable, "-I", "-S", "-c", LIMIT_WRAPPER, str(FSIZE)] + \
         list(cmd)
     start = time.monotonic()
-    run.started = start
     with _LIVE_LOCK:
         proc = subprocess.Popen(full, env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,
