@@ -48,7 +48,6 @@ import dataclasses
 import glob
 import os
 import re
-import resource
 import shutil
 import signal
 import stat
@@ -139,6 +138,47 @@ def describe_arch(archs):
 
 # ---- the limited process ------------------------------------------------
 
+# The limits are set by a small exec wrapper, not by preexec_fn: the
+# grading tool compiles and runs its drivers from threads, and Python code
+# run between fork and exec in a threaded program can deadlock. Its
+# arguments: the address space in bytes (0: left as it is), the file size
+# in bytes, the nice increment, then the command. No core files; a limit
+# above the hard one is lowered to it. Python ignores SIGPIPE and SIGXFSZ
+# and an exec keeps what is ignored, so the command gets both back at
+# their defaults, as subprocess gives them: a file over its limit stops it
+# by SIGXFSZ. A command that cannot be started is reported on stderr,
+# after CANNOT_RUN, with exit code 127.
+CANNOT_RUN = "limit wrapper: cannot run "   # as LIMIT_WRAPPER writes it
+LIMIT_WRAPPER = r"""
+import os, resource, signal, sys
+def cap(which, v):
+    hard = resource.getrlimit(which)[1]
+    if hard != resource.RLIM_INFINITY:
+        v = min(v, hard)
+    resource.setrlimit(which, (v, v))
+mem, fsize, nice = (int(a) for a in sys.argv[1:4])
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+if mem:
+    cap(resource.RLIMIT_AS, mem)
+cap(resource.RLIMIT_FSIZE, fsize)
+if nice:
+    os.nice(nice)
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+try:
+    os.execvp(sys.argv[4], sys.argv[4:])
+except OSError as e:
+    sys.stderr.write("limit wrapper: cannot run %s: %s\n" % (sys.argv[4], e))
+    sys.exit(127)
+"""
+
+
+def limited(cmd, fsize, mem=0, nice=0):
+    """cmd, as run under LIMIT_WRAPPER's limits."""
+    return [sys.executable, "-I", "-S", "-c", LIMIT_WRAPPER, str(mem),
+            str(fsize), str(nice)] + list(cmd)
+
+
 class _Ran:
     def __init__(self, rc, log, timed_out):
         self.rc, self.log, self.timed_out = rc, log, timed_out
@@ -153,24 +193,19 @@ class _Ran:
 
 def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap,
                  nice=0):
-    """Runs cmd in its own process group with stdin from /dev/null and
-    stdout and stderr into log_path, nice added to its nice value; kills
-    the whole group at time_limit seconds. Returns a _Ran whose log is the
-    first LOG_READ bytes."""
-    def limits():
-        resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (out_cap, out_cap))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if nice:
-            os.nice(nice)
-
+    """Runs cmd in its own process group under the limits
+    (LIMIT_WRAPPER) with stdin from /dev/null and stdout and stderr into
+    log_path, nice added to its nice value; kills the whole group at
+    time_limit seconds. Returns a _Ran whose log is the first LOG_READ
+    bytes; CompilerUnavailable when cmd cannot be started."""
     timed_out = False
     with open(log_path, "wb") as log:
         try:
-            proc = subprocess.Popen(cmd, cwd=cwd, env=env,
+            proc = subprocess.Popen(limited(cmd, out_cap, mem_limit, nice),
+                                    cwd=cwd, env=env,
                                     stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=subprocess.STDOUT,
-                                    preexec_fn=limits, start_new_session=True)
+                                    start_new_session=True)
         except OSError as e:
             raise CompilerUnavailable("cannot run %s: %s" % (cmd[0], e))
         try:
@@ -185,6 +220,8 @@ def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap,
         rc = proc.wait()
     with open(log_path, "rb") as f:
         text = f.read(LOG_READ).decode("utf-8", "replace")
+    if rc == 127 and text.startswith(CANNOT_RUN):
+        raise CompilerUnavailable(text.splitlines()[0][len(CANNOT_RUN):])
     return _Ran(rc, text, timed_out)
 
 

@@ -23,10 +23,10 @@ import os
 import selectors
 import signal
 import subprocess
-import sys
 import threading
 import time
 
+from .compiler import limited
 from .listing import display
 
 CAP = 4096                      # bytes kept of each stream's head and tail
@@ -35,21 +35,10 @@ EVENTS_MAX = 1 << 20            # bytes of the result file read at most
 SANITIZE_EXIT = 86              # compute-sanitizer --error-exitcode
 FSIZE = 64 << 20                # RLIMIT_FSIZE of the driver and sanitizer
 
-# Limits are set by a small exec wrapper, not preexec_fn (unsafe in a
-# threaded program). No core files; no file above FSIZE. RLIMIT_AS is not
-# set: CUDA reserves tens of GiB of address space at start-up. No limit
-# on processes: the driver is the course's code, and the submission has
-# no host code that could fork.
-LIMIT_WRAPPER = r"""
-import os, resource, sys
-resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-v = int(sys.argv[1])
-soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-if hard != resource.RLIM_INFINITY:
-    v = min(v, hard)
-resource.setrlimit(resource.RLIMIT_FSIZE, (v, v))
-os.execv(sys.argv[2], sys.argv[2:])
-"""
+# The limits are compiler.py's exec wrapper's (compiler.limited): no core
+# files, no file above FSIZE. RLIMIT_AS is not set: CUDA reserves tens of
+# GiB of address space at start-up. No limit on processes: the driver is
+# the course's code, and the submission has no host code that could fork.
 
 
 _LIVE, _LIVE_LOCK = set(), threading.Lock()   # process groups under way
@@ -157,8 +146,7 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
     if not callable(run_limit):
         run_limit = (lambda seconds: lambda ev: seconds)(run_limit)
     run = Run(shown)
-    full = [sys.executable, "-I", "-S", "-c", LIMIT_WRAPPER, str(FSIZE)] + \
-        list(cmd)
+    full = limited(cmd, FSIZE)
     start = time.monotonic()
     with _LIVE_LOCK:
         proc = subprocess.Popen(full, env=env, stdin=subprocess.DEVNULL,
