@@ -13,13 +13,10 @@
 # passed, and the exit code is 1 if any failed.
 #
 #   bash harness/gpu-checks.sh        (from anywhere)
-#   HX_PROBE=cmd                      the probe to run instead of
-#                                     harness/build/hx_probe (tests)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
-probe=${HX_PROBE:-./harness/build/hx_probe}
-probe_out=$($probe 2>&1)
+probe_out=$(./harness/build/hx_probe 2>&1)
 probe_rc=$?
 if [ "$probe_rc" -eq 3 ]; then
     echo "GPU checks skipped: ${probe_out}"
