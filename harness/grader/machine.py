@@ -22,7 +22,7 @@ EXERCISE = os.path.join(REPO, "day33-exercise-threeway")
 DRIVER = os.path.join(EXERCISE, "threeway")
 REFERENCE = os.path.join(EXERCISE, "solution", "threeway.cu")
 PROBE = os.path.join(HARNESS, "build", "hx_probe")
-DEFAULT_ARCH = "75 80 90"       # every GPU of the course, as harness.mk
+DEFAULT_ARCH = compiler.DEFAULT_ARCH   # --build-only's without --arch
 
 
 class SetupError(Exception):
