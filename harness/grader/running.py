@@ -253,7 +253,10 @@ def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None):
         return (per * launches + cfg.grace) * slow
 
     if plan == "sanitize":
-        cmd = [cfg.sanitizer, "--tool", "memcheck", "--error-exitcode",
+        # Only the submission's kernel is instrumented: the driver's own
+        # kernels run at full speed, and a bad access can only be its.
+        cmd = [cfg.sanitizer, "--tool", "memcheck", "--kernel-name",
+               "kns=scatterThreeWay", "--error-exitcode",
                str(SANITIZE_EXIT), "--print-limit", "10", "--log-file",
                log_file] + cmd
     shown = "threeway --grade --seed %d --plan %s%s" % (
