@@ -44,13 +44,24 @@
  * lives on the device only sealed under a key the student's kernel never
  * receives (sealWord), and scan the guards; the run is waited for by
  * polling against its limit (--run-timeout seconds, default 10, per 2^24
- * elements and never less; exit 6 past it). Only the counts come back: a
- * run whose every launch is clean passes with the report
- * hx_check_split3 gives the reference (judge.c); a first launch found
- * wrong is run again with its output fetched and judged element for
- * element, so the report of a failure is always hx_check_split3's. The
- * driver's own ranks are checked on the device before the student's
- * kernel first sees them.
+ * elements and never less, counted from the previous launch's end; exit 6
+ * past it). Only the counts come back: a run whose every launch is clean
+ * passes with the report hx_check_split3 gives the reference (judge.c); a
+ * first launch found wrong is run again with its output fetched and
+ * judged element for element, so the report of a failure is always
+ * hx_check_split3's. The driver's own ranks are checked on the device
+ * before the student's kernel first sees them, and the host reads that
+ * check before any verdict that used them.
+ *
+ * Runs go to the GPU in batches: as many consecutive groups (size, mix)
+ * as the page-locked stage holds (STAGE_INTS; a larger group alone), each
+ * group's input and sealed reference uploaded from the stage, then its
+ * runs, all in stream order, and one wait for the whole batch. Every
+ * process's GPU work is time-sliced with the other processes' when a
+ * class is graded, so what a run costs there is mostly its round trips:
+ * a batch makes hundreds of small runs one round trip. Each launch's
+ * checks are copied to the host as soon as they are made, so the first
+ * slot not yet arrived names the run a fault or a hang is in.
  *
  * Grade mode (the grading tool's contract; stdout is for humans only: a
  * kernel's printf reaches it, so nothing there is trusted):
@@ -67,7 +78,10 @@
  *    that is not ok, "end" follows with that status and the exit code is 0
  *   {"event":"start","run":k,"label":"n=257 mix=thirds grid=3x64","n":257,
  *    "mix":"thirds","blocks":3,"block":64,"launches":1}, written before the
- *    run's first GPU work (runs count from 0)
+ *    run's first GPU work (runs count from 0). Runs go to the GPU in
+ *    batches (runPlan): the starts of a batch's runs are written as it is
+ *    submitted, its results once it has ended; its runs execute in order,
+ *    so the first started run with no result is the one under way
  *   {"event":"result","run":k,"status":S,"detail":D,"want_b1":..,
  *    "want_b2":..,"found_b1":..,"found_b2":..,"b1_ok":..,"b2_ok":..,
  *    "first_bad":i|-1,"got":v|null,"want":v|null,"bad":..,"unwritten":..,
@@ -222,6 +236,31 @@ static double nowSeconds(void)
     return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* Where a process's time goes (HX_PROFILE=1 in the environment: one line
+ * on stderr at the end): seconds per part, summed over the process. */
+enum { PROF_ALLOC, PROF_INPUTS, PROF_LOCK, PROF_RUNS, PROF_SLOW,
+       PROF_TIMING, PROF_PARTS };
+static double g_prof[PROF_PARTS];
+
+static void profAdd(int part, double since)
+{
+    g_prof[part] += nowSeconds() - since;
+}
+
+static void profPrint(void)
+{
+    static const char *const names[PROF_PARTS] = {
+        "buffers", "inputs and references", "lock waits",
+        "batches (uploads, ranks, runs)", "runs fetched again", "timing"};
+    const char *on = getenv("HX_PROFILE");
+    if (!on || strcmp(on, "1"))
+        return;
+    fprintf(stderr, "%s: profile (s):", g_prog);
+    for (int k = 0; k < PROF_PARTS; ++k)
+        fprintf(stderr, " %s %.3f%s", names[k], g_prof[k],
+                k + 1 < PROF_PARTS ? "," : "\n");
+}
+
 static void *hostAlloc(size_t count, size_t size, const char *what)
 {
     void *p = malloc(count ? count * size : 1);
@@ -342,6 +381,7 @@ static __global__ void scanGuards(const int* __restrict__ before,
  * {0, ULLONG_MAX} before the launch (resetRanks). */
 typedef struct {
     unsigned long long bad, first;
+    int totals[2];             /* the scans' totals, copied beside them */
 } RankCheck;
 
 static __global__ void resetRanks(RankCheck *r)
@@ -392,12 +432,14 @@ typedef struct {
     GuardScan guard;
     unsigned long long bad;     /* slots that differ from the reference */
     unsigned long long first;   /* the lowest of them (ULLONG_MAX: none) */
+    unsigned long long done;    /* 1: the launch before it has ended (the
+                                   host's copy is 0 until it arrives) */
 } OutputScan;
 
-/* Sets *r to "nothing found yet". */
+/* Sets *r to "nothing found yet", after the launch it is about. */
 static __global__ void resetScan(OutputScan *r)
 {
-    const OutputScan clean = {{0, 0, 0, ULLONG_MAX}, 0, ULLONG_MAX};
+    const OutputScan clean = {{0, 0, 0, ULLONG_MAX}, 0, ULLONG_MAX, 1};
     *r = clean;
 }
 
@@ -606,13 +648,28 @@ static uint64_t inputSeed(uint64_t seed, size_t n, hx_mix mix)
 /* ------------------------------------------------------------------ */
 /* Buffers, allocated once for the largest size of the plan.           */
 
-#define LAUNCHES_MAX 2   /* launches of one run (Run.launches) */
-
-/* What the device's checks leave in page-locked host memory. */
+/* One (size, mix) of the plan: its input's boundaries. */
 typedef struct {
-    OutputScan scan[LAUNCHES_MAX];
-    RankCheck rank;
-    int totals[2];
+    size_t n;
+    hx_mix mix;
+    size_t a, ab;          /* the boundaries: A and A + B */
+    int valid;             /* the host's (device's) buffers hold it */
+} Group;
+
+/* A batch: consecutive groups of the plan submitted at once and waited
+ * for once (runPlan). Its small groups' inputs and sealed references are
+ * staged in page-locked memory and uploaded without waiting; a group too
+ * large for the stage is a batch of its own, uploaded directly. */
+#define BATCH_SLOTS 1024                 /* launches of a batch */
+#define BATCH_GROUPS 256                 /* groups of a batch */
+#define STAGE_INTS ((size_t)1 << 22)     /* 16 MiB of staged ints */
+
+/* What the device's checks leave in page-locked host memory, and the
+ * stage. */
+typedef struct {
+    OutputScan scan[BATCH_SLOTS];
+    RankCheck rank[BATCH_GROUPS];
+    int stage[STAGE_INTS];
 } Pinned;
 
 typedef struct {
@@ -626,8 +683,8 @@ typedef struct {
                                        sealed (sealWord) under key */
     uint64_t key;                   /* random, drawn once a process */
     hx_guarded out;                 /* the output between its guards */
-    OutputScan *checks;             /* device: one a launch of a run */
-    RankCheck *rankCheck;
+    OutputScan *checks;             /* device: BATCH_SLOTS, one a launch */
+    RankCheck *rankCheck;           /* device: BATCH_GROUPS, one a group */
     Pinned *pinned;                 /* page-locked: what the device's
                                        checks send back, copied without
                                        waiting */
@@ -637,9 +694,12 @@ typedef struct {
     size_t thirdsLen;               /* hIn[0..thirdsLen) holds the thirds
                                        stream (0: another input) */
     int *hChunk;                    /* host, CHUNK ints */
-    ScanPlan scan;                  /* for scanN elements */
-    size_t scanN;
-    int haveScan;
+    Group uploaded;                 /* the group whose input and sealed
+                                       reference the device holds (valid
+                                       0: none) */
+    ScanPlan *scans;                /* one a size, made before the runs so
+                                       that no allocation waits inside */
+    int nScans, capScans;
 } Buffers;
 
 #define CHUNK ((size_t)1 << 22)
@@ -674,8 +734,8 @@ static void buffersAlloc(Buffers *b, const hx_device *dev, size_t cap,
     if (timing)
         HX_CHECK(cudaMalloc(&b->pristine, bytes));
     HX_CHECK(cudaMalloc(&b->totals, 2 * sizeof(int)));
-    HX_CHECK(cudaMalloc(&b->checks, LAUNCHES_MAX * sizeof(OutputScan)));
-    HX_CHECK(cudaMalloc(&b->rankCheck, sizeof(RankCheck)));
+    HX_CHECK(cudaMalloc(&b->checks, BATCH_SLOTS * sizeof(OutputScan)));
+    HX_CHECK(cudaMalloc(&b->rankCheck, BATCH_GROUPS * sizeof(RankCheck)));
     HX_CHECK(cudaMallocHost(&b->pinned, sizeof(Pinned)));
     hx_rng fallback;
     hx_rng_seed(&fallback, (uint64_t)getpid() ^ (uint64_t)time(NULL));
@@ -701,13 +761,42 @@ static void buffersFree(Buffers *b)
     HX_CHECK(cudaFreeHost(b->pinned));
     HX_CHECK(cudaEventDestroy(b->done));
     hx_guarded_free(&b->out);
-    if (b->haveScan)
-        scanPlanDestroy(&b->scan);
+    for (int k = 0; k < b->nScans; ++k)
+        scanPlanDestroy(&b->scans[k]);
+    free(b->scans);
     free(b->hIn);
     free(b->hRef);
     free(b->hGot);
     free(b->hChunk);
     memset(b, 0, sizeof *b);
+}
+
+/* The scan plan for n elements, made the first time (the plans of a
+ * plan's sizes are all made before its runs: scansFor). */
+static ScanPlan *scanFor(Buffers *b, size_t n)
+{
+    for (int k = 0; k < b->nScans; ++k)
+        if (b->scans[k].n == n)
+            return &b->scans[k];
+    if (b->nScans == b->capScans) {
+        b->capScans = b->capScans ? 2 * b->capScans : 64;
+        ScanPlan *grown = (ScanPlan *)realloc(
+            b->scans, (size_t)b->capScans * sizeof *grown);
+        if (!grown) {
+            fprintf(stderr, "%s: out of host memory for the scan plans\n",
+                    g_prog);
+            exit(HX_EXIT_NOMEM);
+        }
+        b->scans = grown;
+    }
+    scanPlanCreate(&b->scans[b->nScans], n);
+    return &b->scans[b->nScans++];
+}
+
+static void scansFor(Buffers *b, const Plan *p)
+{
+    for (int k = 0; k < p->count; ++k)
+        scanFor(b, p->run[k].n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -718,25 +807,20 @@ static hx_gpu_lock g_lock;
 /* A lock that cannot be taken is the grading tool's problem: exit 2. */
 static void lockGpu(hx_lock_kind kind)
 {
+    const double t0 = nowSeconds();
     if (hx_gpu_lock_take(&g_lock, kind)) {
         fprintf(stderr, "%s: cannot take the GPU lock (--lock): %s\n", g_prog,
                 strerror(errno));
         g_ev.terminal = 1;
         exit(HX_EXIT_USAGE);
     }
+    profAdd(PROF_LOCK, t0);
 }
 
 static void unlockGpu(void) { hx_gpu_lock_release(&g_lock); }
 
 /* ------------------------------------------------------------------ */
 /* One (size, mix): the input, its reference, the driver's ranks.       */
-
-typedef struct {
-    size_t n;
-    hx_mix mix;
-    size_t a, ab;          /* the boundaries: A and A + B */
-    int valid;             /* hIn and hRef hold this group */
-} Group;
 
 /* Host half: the input and the reference split. The thirds input of
  * size n is the first n values of one stream: above the edge mixes' sizes
@@ -764,12 +848,13 @@ static void groupHost(Buffers *b, Group *g, size_t n, hx_mix mix,
 static void prepareRanks(Buffers *b, size_t n)
 {
     const unsigned grid = hx_grid_for(b->dev, n, BLOCK);
+    ScanPlan *plan = scanFor(b, n);
     markNegative<<<grid, BLOCK>>>(b->in, b->negRank, n);
     HX_CHECK_LAUNCH("markNegative");
-    scanExclusive(&b->scan, b->negRank, b->totals + 0, 0);
+    scanExclusive(plan, b->negRank, b->totals + 0, 0);
     markZero<<<grid, BLOCK>>>(b->in, b->zeroRank, n);
     HX_CHECK_LAUNCH("markZero");
-    scanExclusive(&b->scan, b->zeroRank, b->totals + 1, 0);
+    scanExclusive(plan, b->zeroRank, b->totals + 1, 0);
 }
 
 static void driverFailed(const char *what)
@@ -780,21 +865,21 @@ static void driverFailed(const char *what)
     exit(HX_EXIT_CUDA);
 }
 
-/* Device half, under the caller's shared lock: the input and the sealed
- * reference uploaded, the ranks made and checked on the device, before
- * the student's kernel first sees them (so a failure later is never
- * blamed on the driver). One wait in all. */
-static void groupDevice(Buffers *b, const Group *g)
+/* Enqueues the device half of group g, nothing waiting: the input and
+ * the sealed reference uploaded (from the stage at stage and stage + n
+ * when stage is not NULL, else from b->hIn and b->hGot, which this fills
+ * with the sealed reference, by a plain copy), the ranks made, then
+ * checked on the device into rank slot slot, the totals copied beside. */
+static void groupEnqueue(Buffers *b, const Group *g, const int *stage,
+                         int slot)
 {
     const size_t n = g->n;
-    if (!b->haveScan || b->scanN != n) {
-        if (b->haveScan)
-            scanPlanDestroy(&b->scan);
-        scanPlanCreate(&b->scan, n);
-        b->scanN = n;
-        b->haveScan = 1;
-    }
-    if (n) {
+    if (n && stage) {
+        HX_CHECK(cudaMemcpyAsync(b->in, stage, n * sizeof(int),
+                                 cudaMemcpyHostToDevice, 0));
+        HX_CHECK(cudaMemcpyAsync(b->sealed, stage + n, n * sizeof(int),
+                                 cudaMemcpyHostToDevice, 0));
+    } else if (n) {
         for (size_t i = 0; i < n; ++i)
             b->hGot[i] = b->hRef[i] ^ sealWord(b->key, i);
         HX_CHECK(cudaMemcpy(b->in, b->hIn, n * sizeof(int),
@@ -802,29 +887,46 @@ static void groupDevice(Buffers *b, const Group *g)
         HX_CHECK(cudaMemcpy(b->sealed, b->hGot, n * sizeof(int),
                             cudaMemcpyHostToDevice));
     }
+    b->uploaded = *g;
+    b->uploaded.valid = 1;
     prepareRanks(b, n);
-    resetRanks<<<1, 1>>>(b->rankCheck);
+    RankCheck *d = b->rankCheck + slot;
+    resetRanks<<<1, 1>>>(d);
     HX_CHECK_LAUNCH("resetRanks");
     if (n) {
         checkRanks<<<hx_grid_for(b->dev, n, BLOCK), BLOCK>>>(
-            b->in, b->negRank, b->zeroRank, n, b->rankCheck);
+            b->in, b->negRank, b->zeroRank, n, d);
         HX_CHECK_LAUNCH("checkRanks");
     }
-    Pinned *p = b->pinned;
-    HX_CHECK(cudaMemcpyAsync(&p->rank, b->rankCheck, sizeof p->rank,
-                             cudaMemcpyDeviceToHost, 0));
-    HX_CHECK(cudaMemcpyAsync(p->totals, b->totals, sizeof p->totals,
-                             cudaMemcpyDeviceToHost, 0));
-    HX_CHECK(cudaStreamSynchronize(0));
-    if (p->rank.bad || (size_t)p->totals[0] != g->a ||
-        (size_t)p->totals[1] != g->ab - g->a) {
+    HX_CHECK(cudaMemcpyAsync(d->totals, b->totals, sizeof d->totals,
+                             cudaMemcpyDeviceToDevice, 0));
+}
+
+/* Exits through driverFailed when rank slot r (arrived on the host) does
+ * not hold group g's ranks. */
+static void ranksChecked(const RankCheck *r, const Group *g)
+{
+    if (r->bad || (size_t)r->totals[0] != g->a ||
+        (size_t)r->totals[1] != g->ab - g->a) {
         char what[200];
         snprintf(what, sizeof what, "the driver's ranks are wrong at n=%zu "
-                 "(%llu bad, totals %d and %d, want %zu and %zu)", n,
-                 p->rank.bad, p->totals[0], p->totals[1], g->a,
-                 g->ab - g->a);
+                 "(%llu bad, totals %d and %d, want %zu and %zu)", g->n,
+                 r->bad, r->totals[0], r->totals[1], g->a, g->ab - g->a);
         driverFailed(what);
     }
+}
+
+/* Device half, under the caller's shared lock, waited for: group g
+ * uploaded directly, its ranks made and checked before the student's
+ * kernel first sees them (so a failure later is never blamed on the
+ * driver). */
+static void groupDevice(Buffers *b, const Group *g)
+{
+    groupEnqueue(b, g, NULL, 0);
+    HX_CHECK(cudaMemcpyAsync(b->pinned->rank, b->rankCheck,
+                             sizeof(RankCheck), cudaMemcpyDeviceToHost, 0));
+    HX_CHECK(cudaStreamSynchronize(0));
+    ranksChecked(b->pinned->rank, g);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1067,50 +1169,6 @@ static void runFetched(const Ctx *c, Buffers *b, const Group *g,
     judgeRun(b->hIn, b->hRef, b->hGot, r->n, g->a, g->ab, &guards, &o->v);
 }
 
-/* Runs r of the plan on group g (its input, ranks and sealed reference on
- * the device). The fast way: every launch on a freshly poisoned output,
- * each followed by the device's checks (enqueueScan), one wait for them
- * all, and only 2 small structs cross to the host. A run whose every
- * launch is clean passes, with the report hx_check_split3 gives the
- * reference (judgePass); a first launch found wrong sends the run the slow
- * way (runFetched) for its full report. */
-static void runOne(const Ctx *c, Buffers *b, const Group *g, const Run *r,
-                   long long k, Outcome *o)
-{
-    char where[160];
-    describeRun(where, sizeof where, r);
-    memset(o, 0, sizeof *o);
-
-    lockGpu(HX_LOCK_SHARED);
-    g_ev.run = k;
-    g_run = r;
-    hx_guarded_resize(&b->out, r->n);
-    for (int l = 0; l < r->launches; ++l) {
-        hx_guarded_poison(&b->out);
-        launchChecked(c, b, r->n, r->blocks, r->block, where);
-        enqueueScan(b, b->sealed, 0, l);
-    }
-    waitUntil(b, launchLimit(c, r->n) * r->launches, "scatterThreeWay",
-              where);
-    unlockGpu();
-    const OutputScan *s = b->pinned->scan;
-    if (scanClean(&s[0])) {
-        const hx_guard_report clean = {};
-        judgePass(r->n, g->a, g->ab, &clean, &o->v.r);
-        o->v.status = judgeStatus(o->v.r.kind);
-        o->v.group[0] = '\0';
-        for (int l = 1; l < r->launches; ++l)
-            o->disagree |= !scanClean(&s[l]);
-    } else {
-        runFetched(c, b, g, r, where, o);
-        /* The first launch was wrong: launches that are all right now
-         * disagree with it. */
-        if (!strcmp(o->v.status, "pass"))
-            o->disagree = 1;
-    }
-    o->status = o->disagree ? "nondeterministic" : o->v.status;
-}
-
 /* ------------------------------------------------------------------ */
 /* Reports: one line a run (student mode) or one event (grade mode).   */
 
@@ -1200,40 +1258,247 @@ static void printRun(const Run *run, const Outcome *o, Tally *t)
     }
 }
 
-/* Runs the plan, counting into *t: every run in student mode; in grade
- * mode up to the first failing run, whose status is the verdict (what
- * follows it would cost host time, a large size's report most of all,
- * and change nothing). */
-static void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
-                   Group *g, Tally *t)
+/* ------------------------------------------------------------------ */
+/* The plan in batches: submitted at once, waited for once.            */
+
+typedef struct {
+    Group g;               /* the group's boundaries (g.valid unused) */
+    int first, end;        /* its runs: plan runs [first, end) */
+    int staged;            /* its input and sealed reference are in the
+                              stage at stageAt; else uploaded directly */
+    size_t stageAt;
+} BatchGroup;
+
+typedef struct {
+    BatchGroup group[BATCH_GROUPS];
+    int groups;
+    int slotRun[BATCH_SLOTS];   /* the plan run of each launch slot */
+    int slots;
+    size_t staged;              /* ints of the stage in use */
+} Batch;
+
+/* The runs of the group that starts at plan run k end at the returned
+ * index; *launches gets their launches. */
+static int groupEnd(const Plan *p, int k, int *launches)
 {
-    memset(g, 0, sizeof *g);
-    for (int k = 0; k < p->count; ++k) {
-        const Run *r = &p->run[k];
-        if (!g->valid || g->n != r->n || g->mix != r->mix) {
-            groupHost(b, g, r->n, r->mix, seed);
-            lockGpu(HX_LOCK_SHARED);
-            groupDevice(b, g);
-            unlockGpu();
+    int end = k;
+    *launches = 0;
+    while (end < p->count && p->run[end].n == p->run[k].n &&
+           p->run[end].mix == p->run[k].mix)
+        *launches += p->run[end++].launches;
+    return end;
+}
+
+/* Fills batch t with the groups from plan run k on: made on the host
+ * (groupHost) and staged, as many as fit (a group too large for the
+ * stage goes alone, last made, so that b->hIn and b->hRef hold it). g is
+ * left describing the last group made. Returns the plan run after it. */
+static int batchFill(Buffers *b, const Plan *p, int k, uint64_t seed,
+                     Batch *t, Group *g)
+{
+    memset(t, 0, sizeof *t);
+    int *stage = b->pinned->stage;
+    while (k < p->count) {
+        int launches;
+        const int end = groupEnd(p, k, &launches);
+        const size_t n = p->run[k].n;
+        const int fits = 2 * n <= STAGE_INTS;
+        if (t->groups && (!fits || t->staged + 2 * n > STAGE_INTS ||
+                          t->slots + launches > BATCH_SLOTS ||
+                          t->groups == BATCH_GROUPS))
+            break;
+        const double t0 = nowSeconds();
+        groupHost(b, g, n, p->run[k].mix, seed);
+        BatchGroup *bg = &t->group[t->groups++];
+        bg->g = *g;
+        bg->first = k;
+        bg->end = end;
+        bg->staged = fits;
+        if (fits) {
+            bg->stageAt = t->staged;
+            int *at = stage + t->staged;
+            memcpy(at, b->hIn, n * sizeof(int));
+            for (size_t i = 0; i < n; ++i)
+                at[n + i] = b->hRef[i] ^ sealWord(b->key, i);
+            t->staged += 2 * n;
         }
-        if (g_ev.f)
-            eventStart(k, r);
-        Outcome o;
-        runOne(c, b, g, r, k, &o);
+        for (int r = k; r < end; ++r)
+            for (int l = 0; l < p->run[r].launches; ++l)
+                t->slotRun[t->slots++] = r;
+        profAdd(PROF_INPUTS, t0);
+        k = end;
+        if (!fits)
+            break;
+    }
+    return k;
+}
+
+/* Waits for batch t, polling: the launches' slots arrive on the host in
+ * order, so the first one missing names the run under way. A fault is
+ * that run's; so is a stop when no slot has arrived for that run's
+ * launch limit. */
+static void batchWait(const Ctx *c, Buffers *b, const Plan *p,
+                      const Batch *t)
+{
+    HX_CHECK(cudaEventRecord(b->done, 0));
+    const volatile OutputScan *slot = b->pinned->scan;
+    double last = nowSeconds();
+    int arrived = 0, polls = 0;
+    for (;;) {
+        const cudaError_t e = cudaEventQuery(b->done);
+        while (arrived < t->slots && slot[arrived].done) {
+            ++arrived;
+            last = nowSeconds();
+        }
+        if (e == cudaSuccess)
+            break;
+        const int k = t->slotRun[arrived < t->slots ? arrived
+                                                    : t->slots - 1];
+        const Run *r = &p->run[k];
+        char where[160];
+        if (e != cudaErrorNotReady) {
+            g_ev.run = k;
+            g_run = r;
+            describeRun(where, sizeof where, r);
+            studentFault("scatterThreeWay", cudaGetErrorName(e),
+                         cudaGetErrorString(e), where);
+        }
+        const double limit = launchLimit(c, r->n);
+        if (nowSeconds() - last > limit) {
+            g_ev.run = k;
+            describeRun(where, sizeof where, r);
+            timedOut(where, limit);
+        }
+        /* Spin briefly, then sleep between polls (waitUntil says why). */
+        if (++polls > 100) {
+            const struct timespec nap = {0, 50000};
+            nanosleep(&nap, NULL);
+        }
+    }
+    (void)cudaGetLastError();   /* cudaErrorNotReady is not an error */
+}
+
+/* Submits batch t under the shared lock and waits for it: per group its
+ * upload and ranks; per run a "start" event (grade mode) and its
+ * launches, each on a freshly poisoned output and followed by the
+ * device's checks (enqueueScan) into the launch's slot. */
+static void batchRun(const Ctx *c, Buffers *b, const Plan *p,
+                     const Batch *t)
+{
+    const double t0 = nowSeconds();
+    lockGpu(HX_LOCK_SHARED);
+    for (int s = 0; s < t->slots; ++s)
+        b->pinned->scan[s].done = 0;
+    int slot = 0;
+    for (int gi = 0; gi < t->groups; ++gi) {
+        const BatchGroup *bg = &t->group[gi];
+        groupEnqueue(b, &bg->g,
+                     bg->staged ? b->pinned->stage + bg->stageAt : NULL, gi);
+        for (int k = bg->first; k < bg->end; ++k) {
+            const Run *r = &p->run[k];
+            char where[160];
+            describeRun(where, sizeof where, r);
+            if (g_ev.f)
+                eventStart(k, r);
+            g_ev.run = k;   /* a launch refused now is this run's */
+            g_run = r;
+            hx_guarded_resize(&b->out, r->n);
+            for (int l = 0; l < r->launches; ++l) {
+                hx_guarded_poison(&b->out);
+                launchChecked(c, b, r->n, r->blocks, r->block, where);
+                enqueueScan(b, b->sealed, 0, slot++);
+            }
+        }
+    }
+    HX_CHECK(cudaMemcpyAsync(b->pinned->rank, b->rankCheck,
+                             (size_t)t->groups * sizeof(RankCheck),
+                             cudaMemcpyDeviceToHost, 0));
+    batchWait(c, b, p, t);
+    unlockGpu();
+    g_ev.run = -1;
+    g_run = NULL;
+    for (int gi = 0; gi < t->groups; ++gi)
+        ranksChecked(&b->pinned->rank[gi], &t->group[gi].g);
+    profAdd(PROF_RUNS, t0);
+}
+
+/* The outcome of plan run k of batch t from its slots (from slot s on);
+ * a first launch found wrong is run again the slow way (runFetched) on
+ * its group, made and uploaded again, for its full report. g is left
+ * describing the group on the host. */
+static void batchOutcome(const Ctx *c, Buffers *b, const Plan *p,
+                         const BatchGroup *bg, int k, int s, uint64_t seed,
+                         Group *g, Outcome *o)
+{
+    const Run *r = &p->run[k];
+    const OutputScan *slot = b->pinned->scan + s;
+    memset(o, 0, sizeof *o);
+    if (scanClean(&slot[0])) {
+        const hx_guard_report clean = {};
+        judgePass(r->n, bg->g.a, bg->g.ab, &clean, &o->v.r);
+        o->v.status = judgeStatus(o->v.r.kind);
+        o->v.group[0] = '\0';
+        for (int l = 1; l < r->launches; ++l)
+            o->disagree |= !scanClean(&slot[l]);
+    } else {
+        const double t0 = nowSeconds();
+        char where[160];
+        describeRun(where, sizeof where, r);
+        groupHost(b, g, r->n, r->mix, seed);
+        lockGpu(HX_LOCK_SHARED);
+        groupDevice(b, g);
+        unlockGpu();
+        g_ev.run = k;
+        g_run = r;
+        runFetched(c, b, g, r, where, o);
         g_ev.run = -1;
         g_run = NULL;
-        ++t->runs;
-        if (!strcmp(o.status, "pass"))
-            ++t->passed;
-        else if (!t->firstFail)
-            t->firstFail = o.status;
-        if (!g_ev.f) {
-            printRun(r, &o, t);
-            continue;
+        /* The first launch was wrong: launches that are all right now
+         * disagree with it. */
+        if (!strcmp(o->v.status, "pass"))
+            o->disagree = 1;
+        profAdd(PROF_SLOW, t0);
+    }
+    o->status = o->disagree ? "nondeterministic" : o->v.status;
+}
+
+/* Runs the plan in batches, counting into *t: every run in student mode;
+ * in grade mode up to the first failing run, whose status is the verdict
+ * (what follows it would cost host time, a large size's report most of
+ * all, and change nothing). g is left describing the last group made on
+ * the host. */
+static void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
+                    Group *g, Tally *t)
+{
+    static Batch batch;
+    memset(g, 0, sizeof *g);
+    for (int k = 0; k < p->count;) {
+        const int next = batchFill(b, p, k, seed, &batch, g);
+        batchRun(c, b, p, &batch);
+        int slot = 0;
+        for (int gi = 0; gi < batch.groups; ++gi) {
+            const BatchGroup *bg = &batch.group[gi];
+            for (int r = bg->first; r < bg->end; ++r) {
+                Outcome o;
+                batchOutcome(c, b, p, bg, r, slot, seed, g, &o);
+                slot += p->run[r].launches;
+                ++t->runs;
+                if (!strcmp(o.status, "pass"))
+                    ++t->passed;
+                else if (!t->firstFail)
+                    t->firstFail = o.status;
+                if (!g_ev.f) {
+                    printRun(&p->run[r], &o, t);
+                    continue;
+                }
+                eventResult(r, &o);
+                if (t->firstFail) {
+                    fflush(stdout);
+                    return;
+                }
+            }
         }
-        eventResult(k, &o);
-        if (t->firstFail)
-            break;
+        k = next;
     }
     fflush(stdout);
 }
@@ -1270,7 +1535,7 @@ static void workPartition(void *ctx)
     const unsigned grid = hx_grid_for(b->dev, w->n, BLOCK);
     markNegative<<<grid, BLOCK>>>(b->in, b->negRank, w->n);
     HX_CHECK_LAUNCH("markNegative");
-    scanExclusive(&b->scan, b->negRank, b->totals + 0, 0);
+    scanExclusive(scanFor(b, w->n), b->negRank, b->totals + 0, 0);
     scatterTwoWay<<<grid, BLOCK>>>(b->in, b->negRank, b->out.data, w->n,
                                    b->totals + 0);
     HX_CHECK_LAUNCH("scatterTwoWay");
@@ -1364,7 +1629,7 @@ static int studentTiming(const Ctx *c, Buffers *b, const hx_device *dev,
     const double memcpyMs = t[ROW_MEMCPY].median_ms;
     const double floor2 = hx_floor_ms(ints2, ints2, memcpyMs);
     const double copyMs = t[ROW_COPY].median_ms;
-    const int scan = scanLaunches(&b->scan);
+    const int scan = scanLaunches(scanFor(b, n));
     char title[160];
     snprintf(title, sizeof title, "the three-way split against a copy and "
              "the two-way partition, n = %zu", n);
@@ -1447,7 +1712,12 @@ static int gradeTiming(const Ctx *c, Buffers *b, Group *g, const hx_opts *o,
     g_ev.phase = "timing";
     lockGpu(HX_LOCK_SHARED);
     hx_guarded_resize(&b->out, n);
-    groupDevice(b, g);
+    /* The plan's last group is the timing's (thirds at the timing size):
+     * its input and sealed reference are on the device already. A kernel
+     * that changed them only fails its own timing's checks. */
+    const Group *up = &b->uploaded;
+    if (!(up->valid && up->n == n && up->mix == g->mix))
+        groupDevice(b, g);
     HX_CHECK(cudaMemcpy(b->pristine, b->in, n * sizeof(int),
                         cudaMemcpyDeviceToDevice));
     unlockGpu();
@@ -1885,7 +2155,10 @@ static int openDevice(Session *s)
                  &s->plan, 0);
         return HX_EXIT_OK;
     }
+    const double t0 = nowSeconds();
     buffersAlloc(&s->b, &s->dev, s->plan.maxN, s->a.grade && s->a.time);
+    scansFor(&s->b, &s->plan);
+    profAdd(PROF_ALLOC, t0);
     return HX_EXIT_OK;
 }
 
@@ -1916,11 +2189,14 @@ static int gradeFinish(Session *s)
                            : s->o.runs > MIN_ROUNDS ? s->o.runs : MIN_ROUNDS;
         const int warmup = s->o.warmup > GRADE_WARMUP ? s->o.warmup
                                                       : GRADE_WARMUP;
+        const double t0 = nowSeconds();
         timingBad = gradeTiming(&s->c, &s->b, &s->g, &s->o, rounds, warmup);
+        profAdd(PROF_TIMING, t0);
     }
     eventEnd(timingBad ? "nondeterministic"
              : allPassed ? "pass" : s->t.firstFail, &s->plan, s->t.passed);
     teardown(&s->b, &s->m);
+    profPrint();
     return HX_EXIT_OK;
 }
 
@@ -1941,6 +2217,7 @@ static int studentFinish(Session *s)
         unlockGpu();
     }
     teardown(&s->b, &s->m);
+    profPrint();
     const double end = nowSeconds();
     printf("\nwall time: %.1f s (checks %.1f s", end - s->t0,
            s->checked - s->t0);

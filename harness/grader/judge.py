@@ -269,6 +269,12 @@ def _check_tests(v, run, san, memcheck, cfg, test):
         return
     ids = [e.get("run") for e in run.find("start")]
     ids += [None] * (runs - len(ids))
+    # The run the process stopped in: the one its fault or timeout names,
+    # else the first one left open. Runs started after it (submitted in
+    # the same batch) never ran to a result.
+    stop = run.first("fault") or run.first("timeout") or \
+        (None if run.first("end") else run.open_run())
+    stopped_in = stop.get("run") if stop else None
     points = shares(WEIGHTS["checks"], runs + (1 if cfg.sanitize else 0))
     shown = False                   # the driver's output, once
     for i, k in enumerate(ids[:runs]):
@@ -276,8 +282,9 @@ def _check_tests(v, run, san, memcheck, cfg, test):
         name = label(run, k) if k is not None else \
             "run %d: not reached" % i
         if ev is None:
-            test(name, points[i], False, "not run: the driver stopped "
-                 "before it (%s)" % v.detail if k is None else v.detail)
+            test(name, points[i], False, v.detail if k is not None and
+                 k == stopped_in else "not run: the driver stopped before "
+                 "it (%s)" % v.detail)
         elif ev.get("status") == "pass":
             test(name, points[i], True, "pass")
         else:

@@ -105,11 +105,13 @@ class Run:
         return found[0] if found else None
 
     def open_run(self):
-        """The last started run with no outcome yet, or None."""
+        """The first started run with no outcome yet, or None: the driver
+        submits a batch of runs at once and they run in order, so the
+        first one open is the one under way."""
         done = {e.get("run") for e in self.events
                 if e.get("event") in ("result", "fault", "timeout")}
         started = [e for e in self.find("start") if e.get("run") not in done]
-        return started[-1] if started else None
+        return started[0] if started else None
 
     def output(self):
         return "--- stdout\n%s\n--- stderr\n%s" % (self.out.text(),
