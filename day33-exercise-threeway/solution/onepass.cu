@@ -201,7 +201,7 @@ countSplitRanges(const int *__restrict__ in, size_t n,
 
 /* Pass 2: in[0..n) split into out[0..n), on the grid countSplitRanges ran
  * with, after it (blockCounts as it left them); in and out must not
- * overlap. Block b sums every block's counts (A, B, and the negatives and
+ * overlap; n < 2^31 (HX_MAX_N). Block b sums every block's counts (A, B, and the negatives and
  * zeros before its range), then places its range of tiles, carrying the
  * two counts from tile to tile (BACKWARD: from the range's end, so that
  * the tiles pass 1 read last, which may still be in the L2, are read
@@ -232,13 +232,16 @@ splitRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
         sums[3] += zero;
     }
     blockSums<THREADS>(sums);
-    const size_t a = sums[2], ab = a + sums[3];
+    /* Counts and places from here on are below n < 2^31 (the course's
+     * limit), so 32 bits hold them: in 64 the 256 x 16 ahead rows spill on
+     * sm_75 and sm_80 at 64 registers. */
+    const unsigned a = (unsigned)sums[2], ab = a + (unsigned)sums[3];
     /* The negatives and the zeros before the next tile walked (forward),
      * or before the end of the last one walked (BACKWARD). */
-    size_t negRun = sums[0], zeroRun = sums[1];
+    unsigned negRun = (unsigned)sums[0], zeroRun = (unsigned)sums[1];
     if (!BACKWARD) {
-        negRun -= blockCounts[2 * (size_t)blockIdx.x];
-        zeroRun -= blockCounts[2 * (size_t)blockIdx.x + 1];
+        negRun -= (unsigned)blockCounts[2 * (size_t)blockIdx.x];
+        zeroRun -= (unsigned)blockCounts[2 * (size_t)blockIdx.x + 1];
     }
 
     auto body = [&](size_t tile, int4 (&x)[Tile::VECS]) {
@@ -255,13 +258,13 @@ splitRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
         /* Everyone reads tileCounts and warp 0's partials. */
         __syncthreads();
         const unsigned tNeg = tileCounts & 0xffffu, tZero = tileCounts >> 16;
-        const size_t negBefore = BACKWARD ? negRun - tNeg : negRun;
-        const size_t zeroBefore = BACKWARD ? zeroRun - tZero : zeroRun;
+        const unsigned negBefore = BACKWARD ? negRun - tNeg : negRun;
+        const unsigned zeroBefore = BACKWARD ? zeroRun - tZero : zeroRun;
         negRun = BACKWARD ? negBefore : negRun + tNeg;
         zeroRun = BACKWARD ? zeroBefore : zeroRun + tZero;
         placeSplitTile<THREADS, ITEMS>(
             out, stage, st, x, v, tNeg, tZero, negBefore, a + zeroBefore,
-            ab + (base - negBefore - zeroBefore), valid);
+            ab + ((unsigned)base - negBefore - zeroBefore), valid);
     };
     /* 1 pads: positive, so staged after every real element, never
      * stored. */
