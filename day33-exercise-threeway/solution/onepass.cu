@@ -201,13 +201,13 @@ countSplitRanges(const int *__restrict__ in, size_t n,
 
 /* Pass 2: in[0..n) split into out[0..n), on the grid countSplitRanges ran
  * with, after it (blockCounts as it left them); in and out must not
- * overlap; n < 2^31 (HX_MAX_N). Block b sums every block's counts (A, B, and the negatives and
- * zeros before its range), then places its range of tiles, carrying the
- * two counts from tile to tile (BACKWARD: from the range's end, so that
- * the tiles pass 1 read last, which may still be in the L2, are read
- * first). stallNs is not read: nothing here waits on another block.
- * __launch_bounds__(THREADS, MIN_BLOCKS): blocks per SM, as splitConfigs'
- * names say. */
+ * overlap; n < 2^31 (HX_MAX_N). Block b sums every block's counts (A, B,
+ * and the negatives and zeros before its range), then places its range of
+ * tiles, carrying the two counts from tile to tile (BACKWARD: from the
+ * range's end, so that the tiles pass 1 read last, which may still be in
+ * the L2, are read first). stallNs is not read: nothing here waits on
+ * another block. __launch_bounds__(THREADS, MIN_BLOCKS): blocks per SM, as
+ * splitConfigs' names say. */
 template <int THREADS, int ITEMS, int MIN_BLOCKS, bool AHEAD, bool BACKWARD>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 splitRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
@@ -1031,8 +1031,8 @@ static int selfCheck(const hx_device *dev, const hx_opts *o)
      * tiles of T: at G T - 1, G T and G T + 1 every block has one tile (the
      * last partial, then whole) and then one block has two. */
     const unsigned g = splitResident(dev, SPLIT_PROD);
-    const size_t t =
-        (size_t)splitConfigs[SPLIT_PROD].threads * splitConfigs[SPLIT_PROD].items;
+    const size_t t = (size_t)splitConfigs[SPLIT_PROD].threads *
+                     splitConfigs[SPLIT_PROD].items;
     /* A tile is 4096 or more elements: sizes around one, a few tiles
      * (fewer than any grid), around G tiles, 600 tiles and a partial vector
      * (the debug stalls' withheld prefixes span tiles 64 to 511, by
