@@ -21,8 +21,8 @@
 #   variants         scan --variants --n 2^28: every single-pass
 #                    configuration, memcpy, copy and CUB, interleaved
 #   onepass-variants threeway-onepass --variants --n 2^28: every
-#                    configuration of the split, memcpy, copy, countSigns
-#                    and CUB's three-way partition
+#                    configuration of the split, memcpy, copy, both
+#                    counting passes and CUB's three-way partition
 #   ncu-scan, ncu-cub   Nsight Compute on one warm launch each of the
 #                    production singlePassScan and of CUB's scan kernel at
 #                    2^26 (from the default table run: the checks launch
@@ -84,7 +84,7 @@ step build 0 300 bash -c "make -j ARCH=90 -C day31-scan & scan=\$!; \
 if command -v cuobjdump >/dev/null; then
     step sass 0 60 bash -c "for f in day31-scan/scan ${onepass:+$ex/threeway-onepass}; do
         cuobjdump -sass \$f | awk '
-          /Function :/ { k = (\$0 ~ /singlePassScan|splitOnePass/) ? \$3 : \"\"
+          /Function :/ { k = (\$0 ~ /singlePassScan|splitOnePass|splitRanges/) ? \$3 : \"\"
                          if (k != \"\") n[k] = 0 }
           k != \"\" && /LDG.E.128/ { l[k]++ }  k != \"\" && /STG.E.128/ { s[k]++ }
           k != \"\" && /MEMBAR/ { m[k]++ }     k != \"\" && /CCTL/ { c[k]++ }

@@ -5,7 +5,10 @@
  *
  * Used by day31-scan/scan.cu (singlePassScan: the aggregate is an int sum),
  * day33-compaction (the aggregate is a count of survivors) and the
- * exercise's one-pass three-way split (two counts: negatives and zeros).
+ * look-back rows of the exercise's one-pass three-way split (two counts:
+ * negatives and zeros). The stable partition's and the split's production
+ * rows use no look-back: their scheme is in ranges.cuh, which takes
+ * StripedTile from here.
  * A header, not a .cu: everything here is a template over the tile shape,
  * the aggregate's type and the look-back's policy, and a template is
  * compiled where it is used.

@@ -56,6 +56,7 @@
 #include "hx_ref.h"
 #include "hx_time.h"
 #include "lookback.cuh"
+#include "ranges.cuh"
 #include "tile_scan.h"
 
 static const char PROG[] = "compaction";
@@ -332,28 +333,6 @@ __device__ void storeStaged(int *out, const int *staged,
     }
 }
 
-/* A block's sums of K 64-bit values, returned to every thread. One
- * barrier; called once per kernel (its shared words are not guarded for
- * a second call). */
-template <int THREADS, int K>
-__device__ void blockSums(unsigned long long (&v)[K])
-{
-    __shared__ unsigned long long warpSum[K][THREADS / 32];
-#pragma unroll
-    for (int i = 0; i < K; ++i) {
-        for (int off = 16; off > 0; off /= 2)
-            v[i] += __shfl_xor_sync(0xffffffffu, v[i], off);
-        if (threadIdx.x % 32 == 0) warpSum[i][threadIdx.x / 32] = v[i];
-    }
-    /* Every thread reads every warp's sums. */
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < K; ++i) {
-        v[i] = 0;
-        for (int w = 0; w < THREADS / 32; ++w) v[i] += warpSum[i][w];
-    }
-}
-
 /* How many elements of each of the thread's vectors Keep keeps. */
 template <class Keep, int VECS>
 __device__ inline void keptPerVector(const int4 (&x)[VECS], unsigned (&v)[VECS])
@@ -478,64 +457,14 @@ compactSinglePass(const int *__restrict__ in, int *__restrict__ out, size_t n,
  * and the evens before its range) and then walks its range carrying the
  * count along: no look-back, no status words, no waiting on another block,
  * and no memset. BACKWARD walks the range from its end, so that the tiles
- * the counting pass read last, still in the L2, are read first.
+ * the counting pass read last, still in the L2, are read first. The
+ * scheme's machinery (tileRange, rangeEachTile, blockSums) is day 31's
+ * ../day31-scan/ranges.cuh, shared with the exercise's one-pass split.
  *
  * LOOK-BACK (countEvens, partitionStable). The counting pass only adds up
  * E; the placing pass finds each tile's even prefix by the look-back, as
  * compaction does, and its odd prefix for free (the elements before the
  * tile, less the evens before it). */
-
-/* Tiles [first, end) of block b of g over tiles tiles: contiguous ranges
- * that differ in length by at most one, in block order. */
-struct TileRange {
-    size_t first, end;
-};
-
-__device__ inline TileRange tileRange(size_t tiles, unsigned b, unsigned g)
-{
-    return TileRange{tiles * b / g, tiles * (b + 1) / g};
-}
-
-/* Runs body(tile, x) on the tiles of r in order (BACKWARD: last first),
- * x the thread's vectors of the tile (StripedTile::load, pad past n).
- * AHEAD: the next tile's loads are issued before body runs on this one,
- * at the cost of a second set of x's registers. No barrier between two
- * calls: body keeps its own shared memory safe. */
-template <class Tile, bool AHEAD, bool BACKWARD, class Body>
-__device__ void rangeEachTile(const int *in, size_t n, TileRange r, int pad,
-                              Body &body)
-{
-    if (r.first >= r.end) return;
-    const size_t count = r.end - r.first;
-    auto tileAt = [&](size_t k) {
-        return BACKWARD ? r.end - 1 - k : r.first + k;
-    };
-    auto load = [&](size_t tile, int4 (&x)[Tile::VECS]) {
-        const size_t base = tile * Tile::SIZE;
-        Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, pad);
-    };
-    int4 a[Tile::VECS];
-    load(tileAt(0), a);
-    if constexpr (!AHEAD) {
-        for (size_t k = 0;;) {
-            body(tileAt(k), a);
-            if (++k == count) return;
-            load(tileAt(k), a);
-        }
-    } else {
-        /* Unrolled twice, so that the two register sets swap roles
-         * without a copy. */
-        int4 b[Tile::VECS];
-        for (size_t k = 0;; k += 2) {
-            if (k + 1 < count) load(tileAt(k + 1), b);
-            body(tileAt(k), a);
-            if (k + 1 == count) return;
-            if (k + 2 < count) load(tileAt(k + 2), a);
-            body(tileAt(k + 1), b);
-            if (k + 2 == count) return;
-        }
-    }
-}
 
 /* Stages and writes one tile of the stable partition, by every thread of
  * the block, once warp 0's partials for the tile are visible (a barrier

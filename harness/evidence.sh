@@ -10,7 +10,8 @@
 #              plot beside the transcript), Nsight Compute on the single
 #              pass and CUB's scan, compute-sanitizer
 #   onepass    the exercise's one-pass split (solution/onepass.cu): its
-#              table and --variants (its --check runs in top), sanitizers
+#              table and --variants (its --check runs in top),
+#              compute-sanitizer's memcheck, synccheck, initcheck, racecheck
 #   day33      compaction: the default run under time, --variants,
 #              --n 8387997, --sweep (its CSVs into DEST), sanitizers
 #   threeway   the reference's check and timing, the starter failing, the
@@ -79,7 +80,12 @@ for part in $parts; do
         make -s -C $ex threeway-onepass >>"$dest/build.log" 2>&1
         $cap "$t" ./$ex/threeway-onepass
         $cap "$t" ./$ex/threeway-onepass --variants
-        $cap "$t" $san --tool memcheck ./$ex/threeway-onepass --check --n 530001
+        # --check at 530001 runs every configuration over 130 tiles (the
+        # look-back ones with stalls; 3 blocks: ranges of 43 or 44 tiles);
+        # racecheck (shared memory, within a block) over 35 tiles.
+        for tool in memcheck synccheck initcheck; do
+            $cap "$t" $san --tool $tool ./$ex/threeway-onepass --check --n 530001
+        done
         $cap "$t" $san --tool racecheck ./$ex/threeway-onepass --check --n 140001
         ;;
     day33)

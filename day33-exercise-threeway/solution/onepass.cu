@@ -1,27 +1,41 @@
 /* solution/onepass.cu: the exercise's three-way split (negatives, zeros,
- * positives, each group in input order) in one look-back pass, against the
- * two-scan split students build and against CUB. Maintainers only: it
- * shows the answer's ranks, and the student copy has no solution/ folder.
+ * positives, each group in input order) in one placing pass after a
+ * counting pass, against the two-scan split students build and against
+ * CUB. Maintainers only: it shows the answer's ranks, and the student copy
+ * has no solution/ folder.
  *
- * The scheme, and its floor. A positive's slot is A + B + (positives
- * before it), where A and B are the counts of negatives and zeros in the
- * WHOLE input: no pass can place the first positive before it has seen
- * every element. So:
- *   1. countSigns reads the input once and counts negatives and zeros
- *      (A, B) into two device counters;
- *   2. splitOnePass reads it again and writes every element once: tiles in
- *      start order, each tile's counts of negatives and zeros scanned in
- *      the block, the counts of all earlier tiles from the look-back (two
- *      counts per status word: LookbackCounts in lookback.cuh), the tile
- *      staged in shared memory as [negatives | zeros | positives], then
- *      written as three contiguous runs at
- *        negatives before + r,  A + zeros before + r,
- *        A + B + positives before + r   (positives before = tile start -
- *                                        negatives before - zeros before).
- * Floor: read n + read n + write n = 3n ints (1.5x a copy's 2n); nothing
- * stable in one read is possible without knowing A + B first.
- * Launches: a memset (the counters and the look-back state), the count,
- * the split.
+ * The floor. A positive's slot is A + B + (positives before it), where A
+ * and B are the counts of negatives and zeros in the WHOLE input: no pass
+ * can place the first positive before it has seen every element. So a
+ * stable split reads the input once to count, then reads it again and
+ * writes every element once: read n + read n + write n = 3n ints (1.5x a
+ * copy's 2n), whatever the scheme. Each tile of the placing pass is staged
+ * in shared memory as [negatives | zeros | positives] (placeSplitTile) and
+ * written as three contiguous runs at
+ *     negatives before + r,  A + zeros before + r,
+ *     A + B + positives before + r     (positives before = tile start -
+ *                                       negatives before - zeros before).
+ * The schemes differ in how a tile learns the negatives and zeros before
+ * it (splitConfigs holds configurations of both):
+ *   COUNTS PER BLOCK (production; day 33's stable partition's scheme, its
+ *   machinery in ../day31-scan/ranges.cuh). Both passes run the same grid
+ *   of G blocks, as many as fit at once, and block b takes the same
+ *   contiguous range of tiles in both (tileRange).
+ *     1. countSplitRanges: each block counts the negatives and zeros of
+ *        its range and writes the two counts to its own slots (no atomics;
+ *        every slot written, so nothing to clear);
+ *     2. splitRanges: each block sums the G pairs itself (A, B, and the
+ *        negatives and zeros before its range), then walks its range,
+ *        forward or backward, carrying the two counts from tile to tile:
+ *        no look-back, no block ever waits for another.
+ *   Launches: the two passes.
+ *   LOOK-BACK (the scheme before; --variants rows named "look-back").
+ *     1. countSigns counts A and B into two device counters;
+ *     2. splitOnePass takes tiles in start order and learns the counts of
+ *        all earlier tiles from day 31's decoupled look-back (two counts
+ *        per status word: LookbackCounts in lookback.cuh).
+ *   Launches: a memset (the counters and the look-back's state), the
+ *   count, the split.
  *
  * Build: make -C day33-exercise-threeway threeway-onepass
  *        (the rules are in solution/onepass.mk, included by the Makefile)
@@ -29,11 +43,12 @@
  *        [--runs R] [--warmup W] [--check]
  *        ./day33-exercise-threeway/threeway-onepass --variants [--n N]
  *        every configuration of the one pass (splitConfigs), timed
- *        interleaved with the memcpy, the copy, countSigns and CUB
+ *        interleaved with the memcpy, the copy, both counting passes alone
+ *        and CUB
  * Rows (thirds mix, one size, timed interleaved):
  *   cudaMemcpy device to device    the floor's yardstick
  *   copyInts                       the "x copy"
- *   countSigns                     pass 1 alone (floor: n ints)
+ *   countSplitRanges               pass 1 alone (floor: n ints)
  *   two-scan split                 the exercise's way: markNegative,
  *                                  markZero, two course scans,
  *                                  scatterThreeWay (solution/threeway.cu)
@@ -41,7 +56,8 @@
  *                                  ops; its third group comes out in
  *                                  another order, so it is checked for
  *                                  holding the same values)
- *   onePassSplit                   count, then one look-back pass
+ *   onePassSplit                   countSplitRanges, then splitRanges (the
+ *                                  first of splitConfigs)
  */
 #include <climits>
 #include <cstdint>
@@ -62,6 +78,7 @@
 #include "hx_ref.h"
 #include "hx_time.h"
 #include "../../day31-scan/lookback.cuh"
+#include "../../day31-scan/ranges.cuh"
 #include "../../day31-scan/tile_scan.h"
 
 static const char *const PROG = "threeway-onepass";
@@ -80,8 +97,186 @@ __global__ void scatterThreeWay(const int *__restrict__ in,
  * The one-pass split
  * ---------------------------------------------------------------------- */
 
-/* Pass 1: totals[0] += negatives, totals[1] += zeros of in[0..n). 16-byte
- * loads when in is aligned; one pair of atomics per warp. */
+/* One element's contribution to a packed count: negatives in the low 16
+ * bits, zeros in the high 16. A tile holds fewer than 2^16 elements, so
+ * sums of these over a tile never carry from one field into the other. */
+__device__ inline unsigned signBits(int a)
+{
+    return a < 0 ? 1u : a == 0 ? 1u << 16 : 0u;
+}
+
+/* v[j] = the packed counts of the thread's j-th vector. */
+template <int VECS>
+__device__ inline void signsPerVector(const int4 (&x)[VECS],
+                                      unsigned (&v)[VECS])
+{
+#pragma unroll
+    for (int j = 0; j < VECS; ++j)
+        v[j] = signBits(x[j].x) + signBits(x[j].y) + signBits(x[j].z) +
+               signBits(x[j].w);
+}
+
+/* Stages and writes one tile, by every thread of the block, shared by both
+ * placing passes. Called after the barrier that makes warp 0's partials
+ * (scanUp) and the tile's counts visible, and after every read of stage
+ * for an earlier tile (a barrier since). x: the thread's vectors (pads
+ * positive, past valid); v: scanUp's result over signsPerVector; tNeg,
+ * tZero: the tile's negatives and zeros; negAt, zeroAt, posAt: where its
+ * negatives, zeros and positives start in out; valid: its real elements.
+ * The tile is staged as [negatives | zeros | positives], each group in
+ * input order; a barrier; then the three runs leave, one int per thread
+ * per store, every warp's store 32 consecutive ints but where a run ends.
+ * Reads stage after its barrier: the caller's next write of stage must
+ * come after another. */
+template <int THREADS, int ITEMS>
+__device__ void placeSplitTile(
+    int *__restrict__ out, int *stage,
+    const typename StripedTile<THREADS, ITEMS>::Storage &st,
+    const int4 (&x)[ITEMS / 4], const unsigned (&v)[ITEMS / 4],
+    unsigned tNeg, unsigned tZero, size_t negAt, size_t zeroAt, size_t posAt,
+    unsigned valid)
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    static_assert(Tile::SIZE < 65536, "a tile's counts fit in 16 bits");
+#pragma unroll
+    for (int j = 0; j < Tile::VECS; ++j) {
+        const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
+        const unsigned own = signBits(e[0]) + signBits(e[1]) +
+                             signBits(e[2]) + signBits(e[3]);
+        const unsigned rank = Tile::exclusiveOf(j, v[j], own, st);
+        unsigned negR = rank & 0xffffu, zeroR = rank >> 16;
+        const unsigned at = 4 * (j * THREADS + threadIdx.x);
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+            if (at + c < valid)
+                stage[e[c] < 0 ? negR
+                      : e[c] == 0 ? tNeg + zeroR
+                                  : tNeg + tZero + (at + c - negR - zeroR)] =
+                    e[c];
+            negR += e[c] < 0;
+            zeroR += e[c] == 0;
+        }
+    }
+    /* Every slot of stage below valid is written before it is read. */
+    __syncthreads();
+    for (unsigned k = threadIdx.x; k < valid; k += THREADS)
+        out[k < tNeg ? negAt + k
+            : k < tNeg + tZero ? zeroAt + (k - tNeg)
+                               : posAt + (k - tNeg - tZero)] = stage[k];
+}
+
+/* ---- Counts per block (the production scheme) ---- */
+
+/* Pass 1: blockCounts[2 b] and blockCounts[2 b + 1] = the negatives and
+ * the zeros in block b's range of tiles (tileRange over gridDim.x
+ * blocks), for every block b. Every slot is written: nothing to clear
+ * first. Only reads: n ints. */
+template <int THREADS, int ITEMS, bool AHEAD>
+__global__ void __launch_bounds__(THREADS)
+countSplitRanges(const int *__restrict__ in, size_t n,
+                 unsigned long long *__restrict__ blockCounts)
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    unsigned neg = 0, zero = 0;
+    auto body = [&](size_t, int4 (&x)[Tile::VECS]) {
+        unsigned v[Tile::VECS], packed = 0;
+        signsPerVector(x, v);
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) packed += v[j];
+        /* At most ITEMS in a field: no carry. */
+        neg += packed & 0xffffu;
+        zero += packed >> 16;
+    };
+    /* 1 pads: positive, counted nowhere. */
+    rangeEachTile<Tile, AHEAD, false>(
+        in, n, tileRange(tiles, blockIdx.x, gridDim.x), 1, body);
+    unsigned long long sums[2] = {neg, zero};
+    blockSums<THREADS>(sums);
+    if (threadIdx.x == 0) {
+        blockCounts[2 * (size_t)blockIdx.x] = sums[0];
+        blockCounts[2 * (size_t)blockIdx.x + 1] = sums[1];
+    }
+}
+
+/* Pass 2: in[0..n) split into out[0..n), on the grid countSplitRanges ran
+ * with, after it (blockCounts as it left them); in and out must not
+ * overlap; n < 2^31 (HX_MAX_N). Block b sums every block's counts (A, B,
+ * and the negatives and zeros before its range), then places its range of
+ * tiles, carrying the two counts from tile to tile (BACKWARD: from the
+ * range's end, so that the tiles pass 1 read last, which may still be in
+ * the L2, are read first). stallNs is not read: nothing here waits on
+ * another block. __launch_bounds__(THREADS, MIN_BLOCKS): blocks per SM, as
+ * splitConfigs' names say. */
+template <int THREADS, int ITEMS, int MIN_BLOCKS, bool AHEAD, bool BACKWARD>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+splitRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
+            unsigned long long *__restrict__ blockCounts, unsigned stallNs)
+{
+    (void)stallNs;
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    __shared__ typename Tile::Storage st;
+    __shared__ int stage[Tile::SIZE];
+    __shared__ unsigned tileCounts;
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+
+    /* sums: the negatives and the zeros up to the end of this block's
+     * range, then A and B. */
+    unsigned long long sums[4] = {0, 0, 0, 0};
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += THREADS) {
+        const unsigned long long neg = blockCounts[2 * (size_t)b],
+                                 zero = blockCounts[2 * (size_t)b + 1];
+        sums[0] += b <= blockIdx.x ? neg : 0;
+        sums[1] += b <= blockIdx.x ? zero : 0;
+        sums[2] += neg;
+        sums[3] += zero;
+    }
+    blockSums<THREADS>(sums);
+    /* Counts and places from here on are below n < 2^31 (the course's
+     * limit), so 32 bits hold them: in 64 the 256 x 16 ahead rows spill on
+     * sm_75 and sm_80 at 64 registers. */
+    const unsigned a = (unsigned)sums[2], ab = a + (unsigned)sums[3];
+    /* The negatives and the zeros before the next tile walked (forward),
+     * or before the end of the last one walked (BACKWARD). */
+    unsigned negRun = (unsigned)sums[0], zeroRun = (unsigned)sums[1];
+    if (!BACKWARD) {
+        negRun -= (unsigned)blockCounts[2 * (size_t)blockIdx.x];
+        zeroRun -= (unsigned)blockCounts[2 * (size_t)blockIdx.x + 1];
+    }
+
+    auto body = [&](size_t tile, int4 (&x)[Tile::VECS]) {
+        const size_t base = tile * Tile::SIZE;
+        const unsigned valid =
+            n - base < (size_t)Tile::SIZE ? (unsigned)(n - base) : Tile::SIZE;
+        unsigned v[Tile::VECS];
+        signsPerVector(x, v);
+        /* Every thread reaches its barrier only after the previous tile's
+         * reads of st, tileCounts and stage; lane 31 of each warp writes
+         * st here, just before it. */
+        const unsigned packed = Tile::scanUp(v, st);
+        if (threadIdx.x == 0) tileCounts = packed;
+        /* Everyone reads tileCounts and warp 0's partials. */
+        __syncthreads();
+        const unsigned tNeg = tileCounts & 0xffffu, tZero = tileCounts >> 16;
+        const unsigned negBefore = BACKWARD ? negRun - tNeg : negRun;
+        const unsigned zeroBefore = BACKWARD ? zeroRun - tZero : zeroRun;
+        negRun = BACKWARD ? negBefore : negRun + tNeg;
+        zeroRun = BACKWARD ? zeroBefore : zeroRun + tZero;
+        placeSplitTile<THREADS, ITEMS>(
+            out, stage, st, x, v, tNeg, tZero, negBefore, a + zeroBefore,
+            ab + ((unsigned)base - negBefore - zeroBefore), valid);
+    };
+    /* 1 pads: positive, so staged after every real element, never
+     * stored. */
+    rangeEachTile<Tile, AHEAD, BACKWARD>(
+        in, n, tileRange(tiles, blockIdx.x, gridDim.x), 1, body);
+}
+
+/* ---- Look-back (the scheme before; --variants rows) ---- */
+
+/* Pass 1: mem[0] += negatives, mem[1] += zeros of in[0..n) (both zero at
+ * launch). 16-byte loads when in is aligned; one pair of atomics per warp.
+ * Any grid. */
 __global__ void countSigns(const int *__restrict__ in, size_t n,
                            unsigned long long *totals)
 {
@@ -116,44 +311,32 @@ __global__ void countSigns(const int *__restrict__ in, size_t n,
     }
 }
 
-/* One element's contribution to a packed count: negatives in the low 16
- * bits, zeros in the high 16. A tile holds fewer than 2^16 elements, so
- * sums of these never carry from one field into the other. */
-__device__ inline unsigned signBits(int a)
-{
-    return a < 0 ? 1u : a == 0 ? 1u << 16 : 0u;
-}
-
-/* Pass 2 (the contract of lookback.cuh for state and the grid): in[0..n)
- * split into out[0..n); totals holds A and B from countSigns; in and out
- * must not overlap. stallNs > 0: the look-back's debug stalls. The tile
- * loop is lookback.cuh's: one tile at a time, or (AHEAD) the next tile's
- * loads in flight while this one is split. __launch_bounds__(THREADS,
- * MIN_BLOCKS): blocks per SM, as splitConfigs' names say (256 x 16: 4
- * blocks hold the kernel to 64 registers, with AHEAD too, and it spills
- * nothing on sm_90). */
+/* Pass 2 (the contract of lookback.cuh for the state and the grid):
+ * in[0..n) split into out[0..n); mem holds A and B from countSigns, then
+ * the look-back's state (zero at countSigns' launch, cleared with A and B
+ * by one memset); in and out must not overlap. stallNs > 0: the
+ * look-back's debug stalls. The tile loop is lookback.cuh's: one tile at a
+ * time, or (AHEAD) the next tile's loads in flight while this one is
+ * split. __launch_bounds__(THREADS, MIN_BLOCKS): blocks per SM, as
+ * splitConfigs' names say. */
 template <int THREADS, int ITEMS, int MIN_BLOCKS, class Policy, bool AHEAD>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 splitOnePass(const int *in, int *__restrict__ out, size_t n,
-             unsigned long long *state, const unsigned long long *totals,
-             unsigned stallNs)
+             unsigned long long *mem, unsigned stallNs)
 {
     typedef StripedTile<THREADS, ITEMS> Tile;
-    static_assert(Tile::SIZE < 65536, "a tile's counts fit in 16 bits");
     __shared__ typename Tile::Storage st;
     __shared__ int stage[Tile::SIZE];
     __shared__ unsigned tileSlot, tileCounts;
     __shared__ Counts before;
-    const size_t a = totals[0], ab = a + totals[1];
+    const size_t a = mem[0], ab = a + mem[1];
+    unsigned long long *state = mem + 2;
 
     auto body = [&](unsigned tile, size_t base, bool, int4 (&x)[Tile::VECS]) {
         const unsigned valid =
             n - base < Tile::SIZE ? (unsigned)(n - base) : Tile::SIZE;
         unsigned v[Tile::VECS];
-#pragma unroll
-        for (int j = 0; j < Tile::VECS; ++j)
-            v[j] = signBits(x[j].x) + signBits(x[j].y) + signBits(x[j].z) +
-                   signBits(x[j].w);
+        signsPerVector(x, v);
         const unsigned packed = Tile::scanUp(v, st);
         if (threadIdx.x < 32) {
             const Counts mine = {(int)(packed & 0xffffu), (int)(packed >> 16)};
@@ -169,36 +352,12 @@ splitOnePass(const int *in, int *__restrict__ out, size_t n,
          * everyone; the previous tile's readers of stage passed the tile
          * loop's barrier. */
         __syncthreads();
-        const unsigned tNeg = tileCounts & 0xffffu, tZero = tileCounts >> 16;
-#pragma unroll
-        for (int j = 0; j < Tile::VECS; ++j) {
-            const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
-            const unsigned own = signBits(e[0]) + signBits(e[1]) +
-                                 signBits(e[2]) + signBits(e[3]);
-            const unsigned rank = Tile::exclusiveOf(j, v[j], own, st);
-            unsigned negR = rank & 0xffffu, zeroR = rank >> 16;
-            const unsigned at = 4 * (j * THREADS + threadIdx.x);
-#pragma unroll
-            for (int c = 0; c < 4; ++c) {
-                if (at + c < valid)
-                    stage[e[c] < 0 ? negR
-                          : e[c] == 0 ? tNeg + zeroR
-                                      : tNeg + tZero + (at + c - negR - zeroR)] =
-                        e[c];
-                negR += e[c] < 0;
-                zeroR += e[c] == 0;
-            }
-        }
-        /* Every slot of stage below valid is written before it is read. */
-        __syncthreads();
-        const size_t negAt = (size_t)before.first;
-        const size_t zeroAt = a + (size_t)before.second;
-        const size_t posAt = ab + (base - (size_t)before.first -
-                                   (size_t)before.second);
-        for (unsigned k = threadIdx.x; k < valid; k += THREADS)
-            out[k < tNeg ? negAt + k
-                : k < tNeg + tZero ? zeroAt + (k - tNeg)
-                                   : posAt + (k - tNeg - tZero)] = stage[k];
+        const size_t negBefore = (size_t)before.first;
+        const size_t zeroBefore = (size_t)before.second;
+        placeSplitTile<THREADS, ITEMS>(
+            out, stage, st, x, v, tileCounts & 0xffffu, tileCounts >> 16,
+            negBefore, a + zeroBefore, ab + (base - negBefore - zeroBefore),
+            valid);
     };
     /* Padding is 1, a positive: it adds nothing to the packed counts, sits
      * after every real element, and is never stored. Vectors need only in
@@ -209,41 +368,61 @@ splitOnePass(const int *in, int *__restrict__ out, size_t n,
         lookbackEachTile<Tile>(state, &tileSlot, in, n, true, 1, body);
 }
 
+typedef void (*CountKernel)(const int *, size_t, unsigned long long *);
 typedef void (*SplitKernel)(const int *, int *, size_t, unsigned long long *,
-                            const unsigned long long *, unsigned);
+                            unsigned);
 
-/* The split's configurations, read as scan.cu's passConfigs (threads x
- * ints per thread; "ahead": lookbackEachTileAhead; the look-back's atomics
- * and window; blocks per SM from __launch_bounds__); every one is built and
- * checked; the first is the production one; --variants times them all.
- * The second is the configuration before the tuning. */
+/* The split's configurations, in the two schemes (the top of this file),
+ * as day33-compaction's stableConfigs holds the stable partition's: each
+ * names its scheme, its two passes and its tile shape. A name reads as
+ * scan.cu's passConfigs: threads x ints per thread; "ahead": the next
+ * tile's loads in flight while this one is split; "backward": each block
+ * walks its range from the end; the look-back's atomics and window; blocks
+ * per SM from __launch_bounds__. Every one is built and checked; the first
+ * is the production one; --variants times them all. "(untuned)" marks the
+ * configuration before the look-back's tuning. */
+typedef enum { SPLIT_COUNTS, SPLIT_LOOKBACK } SplitScheme;
+
 typedef struct {
     const char *name;
-    SplitKernel kernel;
+    SplitScheme scheme;
+    CountKernel count;   /* pass 1 */
+    SplitKernel place;   /* pass 2 */
     int threads, items;
 } SplitConfig;
 
+#define COUNTS(T, I, B, A, W)                                                \
+    SPLIT_COUNTS, countSplitRanges<T, I, A>, splitRanges<T, I, B, A, W>, T, I
+#define LOOKBACK(T, I, B, P, A)                                              \
+    SPLIT_LOOKBACK, countSigns, splitOnePass<T, I, B, P, A>, T, I
 static const SplitConfig splitConfigs[] = {
-    {"256 x 16, acq-rel, window 32, 4 blocks/SM",
-     splitOnePass<256, 16, 4, LookbackAcqRel32, false>, 256, 16},
-    {"256 x 16 ahead, relaxed, window 128, 4 blocks/SM",
-     splitOnePass<256, 16, 4, LookbackRelaxed128, true>, 256, 16},
-    {"256 x 16, relaxed, window 128, 4 blocks/SM",
-     splitOnePass<256, 16, 4, LookbackRelaxed128, false>, 256, 16},
-    {"256 x 16 ahead, relaxed, window 32, 4 blocks/SM",
-     splitOnePass<256, 16, 4, LookbackRelaxed32, true>, 256, 16},
-    {"256 x 16 ahead, relaxed, window 128, backoff, 4 blocks/SM",
-     splitOnePass<256, 16, 4, LookbackRelaxed128Backoff, true>, 256, 16},
-    {"256 x 16 ahead, relaxed, window 128, 3 blocks/SM",
-     splitOnePass<256, 16, 3, LookbackRelaxed128, true>, 256, 16},
-    {"512 x 16 ahead, relaxed, window 128, 2 blocks/SM",
-     splitOnePass<512, 16, 2, LookbackRelaxed128, true>, 512, 16},
-    {"256 x 32 ahead, relaxed, window 128, 2 blocks/SM",
-     splitOnePass<256, 32, 2, LookbackRelaxed128, true>, 256, 32},
+    {"256 x 16 ahead, counts per block, backward, 4 blocks/SM",
+     COUNTS(256, 16, 4, true, true)},
+    {"256 x 16, look-back, acq-rel, window 32, 4 blocks/SM",
+     LOOKBACK(256, 16, 4, LookbackAcqRel32, false)},
+    {"256 x 16 ahead, look-back, relaxed, window 128, 4 blocks/SM (untuned)",
+     LOOKBACK(256, 16, 4, LookbackRelaxed128, true)},
+    {"256 x 16 ahead, counts per block, 4 blocks/SM",
+     COUNTS(256, 16, 4, true, false)},
+    {"256 x 16, counts per block, backward, 4 blocks/SM",
+     COUNTS(256, 16, 4, false, true)},
+    {"256 x 16, counts per block, 4 blocks/SM",
+     COUNTS(256, 16, 4, false, false)},
+    {"512 x 16 ahead, counts per block, backward, 2 blocks/SM",
+     COUNTS(512, 16, 2, true, true)},
+    {"256 x 32 ahead, counts per block, backward, 2 blocks/SM",
+     COUNTS(256, 32, 2, true, true)},
 };
+#undef COUNTS
+#undef LOOKBACK
 #define SPLIT_CONFIGS ((int)(sizeof splitConfigs / sizeof splitConfigs[0]))
 #define SPLIT_PROD 0
+/* The look-back scheme's production row before counts per block. */
+#define SPLIT_LOOKBACK_PROD 1
 #define SPLIT_SMALLEST_TILE (256 * 16)   /* the most tiles any config makes */
+/* The self-check's small grid: far fewer blocks than tiles, so every
+ * block's range (or, with the look-back, its tile loop) runs many tiles. */
+#define SMALL_GRID 3u
 
 static size_t splitTiles(int config, size_t n)
 {
@@ -254,24 +433,38 @@ static size_t splitTiles(int config, size_t n)
 
 typedef struct {
     size_t n;
-    unsigned long long *mem;   /* [A, B | look-back state], one memset */
-    unsigned resident[SPLIT_CONFIGS];   /* split blocks that fit at once */
-    unsigned countGrid;
+    /* Pass 1's output, pass 2's input, one buffer: the look-back scheme's
+     * [A, B | look-back state]; counts per block: each block's negatives
+     * and zeros. */
+    unsigned long long *mem;
+    unsigned resident[SPLIT_CONFIGS];   /* placing blocks that fit at once */
+    unsigned countGrid;                 /* countSigns' */
 } OnePass;
+
+/* Words of OnePass::mem at n, for any configuration and grid: the
+ * look-back needs 2 + tiles + 1, counts per block 2 per block, and a grid
+ * has at most as many blocks as tiles, or SMALL_GRID. */
+static size_t onePassWords(size_t n)
+{
+    return 2 * (n / SPLIT_SMALLEST_TILE + 1 + SMALL_GRID);
+}
+
+/* Placing blocks of configuration config that fit on the GPU at once. */
+static unsigned splitResident(const hx_device *dev, int config)
+{
+    int perSm = 0;
+    HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &perSm, splitConfigs[config].place, splitConfigs[config].threads, 0));
+    return (unsigned)(perSm > 0 ? perSm : 1) *
+           (unsigned)(dev->sms > 0 ? dev->sms : 1);
+}
 
 static void onePassCreate(OnePass *p, const hx_device *dev, size_t n)
 {
     p->n = n;
-    const size_t mostTiles = n / SPLIT_SMALLEST_TILE + 1;
-    HX_CHECK(cudaMalloc(&p->mem, 2 * sizeof(unsigned long long) +
-                                     lookbackBytes(mostTiles)));
-    for (int c = 0; c < SPLIT_CONFIGS; ++c) {
-        int perSm = 0;
-        HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &perSm, splitConfigs[c].kernel, splitConfigs[c].threads, 0));
-        p->resident[c] =
-            (unsigned)(perSm > 0 ? perSm : 1) * (unsigned)dev->sms;
-    }
+    HX_CHECK(cudaMalloc(&p->mem, onePassWords(n) * sizeof *p->mem));
+    for (int c = 0; c < SPLIT_CONFIGS; ++c)
+        p->resident[c] = splitResident(dev, c);
     p->countGrid = hx_grid_for(dev, n / 4 + 1, BLOCK);
 }
 
@@ -280,23 +473,55 @@ static void onePassDestroy(OnePass *p)
     HX_CHECK(cudaFree(p->mem));
 }
 
+/* The grid of both passes of configuration config: grid, or (0) as many
+ * blocks as fit at once, never more than the tiles (countSigns runs on
+ * its own grid). */
+static unsigned onePassGrid(const OnePass *p, int config, unsigned grid)
+{
+    if (grid) return grid;
+    const size_t tiles = splitTiles(config, p->n);
+    return tiles < p->resident[config] ? (unsigned)tiles
+                                       : p->resident[config];
+}
+
+/* Pass 1 of configuration config over in, on the default stream. The
+ * look-back: one memset clears A and B (and, with state, the look-back's
+ * words), then countSigns; counts per block: the counting pass on grid
+ * blocks, nothing to clear (nothing at all at n = 0). */
+static void onePassCount(const OnePass *p, int config, const int *in,
+                         unsigned grid, int state)
+{
+    const SplitConfig *c = &splitConfigs[config];
+    if (c->scheme == SPLIT_LOOKBACK) {
+        HX_CHECK(cudaMemsetAsync(
+            p->mem, 0,
+            2 * sizeof *p->mem +
+                (state ? lookbackBytes(splitTiles(config, p->n)) : 0),
+            0));
+        if (p->n == 0) return;
+        c->count<<<p->countGrid, BLOCK>>>(in, p->n, p->mem);
+        HX_CHECK_LAUNCH("countSigns");
+        return;
+    }
+    if (p->n == 0) return;
+    c->count<<<grid, c->threads>>>(in, p->n, p->mem);
+    HX_CHECK_LAUNCH("countSplitRanges");
+}
+
 /* The split of in into out on the default stream, in configuration
- * config. grid 0: as many blocks as fit at once. */
+ * config. grid 0: as many blocks as fit at once (onePassGrid). */
 static void onePassRun(const OnePass *p, int config, const int *in, int *out,
                        unsigned grid, unsigned stallNs)
 {
-    const size_t tiles = splitTiles(config, p->n);
-    HX_CHECK(cudaMemsetAsync(p->mem, 0, 2 * sizeof(unsigned long long) +
-                                            lookbackBytes(tiles), 0));
+    const SplitConfig *c = &splitConfigs[config];
+    grid = onePassGrid(p, config, grid);
+    onePassCount(p, config, in, grid, 1);
     if (p->n == 0) return;
-    countSigns<<<p->countGrid, BLOCK>>>(in, p->n, p->mem);
-    HX_CHECK_LAUNCH("countSigns");
-    if (grid == 0)
-        grid = tiles < p->resident[config] ? (unsigned)tiles
-                                           : p->resident[config];
-    splitConfigs[config].kernel<<<grid, splitConfigs[config].threads>>>(
-        in, out, p->n, p->mem + 2, p->mem, stallNs);
-    HX_CHECK_LAUNCH("splitOnePass");
+    c->place<<<grid, c->threads>>>(in, out, p->n, p->mem, stallNs);
+    if (c->scheme == SPLIT_COUNTS)
+        HX_CHECK_LAUNCH("splitRanges");
+    else
+        HX_CHECK_LAUNCH("splitOnePass");
 }
 
 /* ------------------------------------------------------------------------
@@ -343,7 +568,7 @@ typedef enum {
 } RowKind;
 
 enum {
-    F_SMALL_GRID = 1,   /* one pass: 3 blocks over every tile */
+    F_SMALL_GRID = 1,   /* one pass: SMALL_GRID blocks over every tile */
     F_SHIFTED = 2,      /* one pass: input one int past 16-byte alignment */
     F_STALL = 4         /* one pass: the look-back's debug stalls */
 };
@@ -352,7 +577,7 @@ typedef struct {
     const char *name;
     RowKind kind;
     unsigned flags;
-    int config;        /* one pass: index into splitConfigs */
+    int config;        /* one pass, count: index into splitConfigs */
 } Row;
 
 /* Everything on the device at one size. */
@@ -387,7 +612,7 @@ static size_t problemBytes(size_t n, int others, int shifted)
 {
     const size_t ints = n + 4;
     return ((2 + shifted) * ints + 2 * HX_GUARD_WORDS) * sizeof(int) +
-           lookbackBytes(n / SPLIT_SMALLEST_TILE + 1) +
+           onePassWords(n) * sizeof(unsigned long long) +
            (others ? 3 * ints * sizeof(int) + scanPlanBytes(n) +
                          cubBytesFor(n)
                    : 0);
@@ -454,10 +679,8 @@ static void runRow(void *ctx)
         HX_CHECK_LAUNCH("copyInts");
         break;
     case R_COUNT:
-        HX_CHECK(cudaMemsetAsync(p->pass.mem, 0,
-                                 2 * sizeof(unsigned long long), 0));
-        countSigns<<<p->pass.countGrid, BLOCK>>>(p->in, n, p->pass.mem);
-        HX_CHECK_LAUNCH("countSigns");
+        onePassCount(&p->pass, r->config, p->in,
+                     onePassGrid(&p->pass, r->config, 0), 0);
         break;
     case R_TWO_SCANS:
         markNegative<<<grid, BLOCK>>>(p->in, p->negRank, n);
@@ -487,21 +710,25 @@ static void runRow(void *ctx)
     case R_ONE_PASS:
         onePassRun(&p->pass, r->config,
                    r->flags & F_SHIFTED ? p->shift + 1 : p->in, p->out.data,
-                   r->flags & F_SMALL_GRID ? 3 : 0,
+                   r->flags & F_SMALL_GRID ? SMALL_GRID : 0,
                    r->flags & F_STALL ? 4000u : 0u);
         break;
     }
 }
 
 /* Launches per run, a memset counting as one. CUB's: an init kernel and
- * one pass (cub/device/dispatch/dispatch_three_way_partition.cuh). */
+ * one pass (cub/device/dispatch/dispatch_three_way_partition.cuh). The
+ * one pass: counts per block, its two passes (none at n = 0); the
+ * look-back, the memset, countSigns and the look-back pass. */
 static int launchesOf(const Row *r, const Problem *p)
 {
+    const int counts = (r->kind == R_COUNT || r->kind == R_ONE_PASS) &&
+                       splitConfigs[r->config].scheme == SPLIT_COUNTS;
     switch (r->kind) {
-    case R_COUNT: return 2;
+    case R_COUNT: return counts ? (p->n ? 1 : 0) : (p->n ? 2 : 1);
     case R_TWO_SCANS: return 2 + 2 * scanLaunches(&p->plan) + 1;
     case R_CUB: return 2;
-    case R_ONE_PASS: return p->n ? 3 : 1;
+    case R_ONE_PASS: return counts ? (p->n ? 2 : 0) : (p->n ? 3 : 1);
     default: return 1;
     }
 }
@@ -565,13 +792,69 @@ static void hostLoad(Host *h, Problem *p, hx_mix mix, uint64_t seed)
                             cudaMemcpyHostToDevice));
 }
 
+/* A counting pass's output, after it ran on its own: countSigns' A and B;
+ * counts per block, each block's negatives and zeros against the host's
+ * count over the block's range of tiles (tileRange, the contract of
+ * countSplitRanges), the first wrong block printed with both pairs and the
+ * number of wrong blocks. Returns 1 on failure, after printing it. */
+static int checkCount(const Problem *p, const Row *r, const Host *h,
+                      const char *what)
+{
+    const size_t n = p->n;
+    const SplitConfig *c = &splitConfigs[r->config];
+    if (c->scheme == SPLIT_LOOKBACK) {
+        unsigned long long t[2];
+        HX_CHECK(cudaMemcpy(t, p->pass.mem, sizeof t,
+                            cudaMemcpyDeviceToHost));
+        if (t[0] == h->a && t[1] == h->ab - h->a) return 0;
+        printf("%s: FAIL at n=%zu: counted %llu negatives and %llu zeros, "
+               "want %zu and %zu\n", what, n, t[0], t[1], h->a,
+               h->ab - h->a);
+        return 1;
+    }
+    if (n == 0) return 0;   /* nothing launched, nothing to count */
+    const unsigned g = onePassGrid(&p->pass, r->config, 0);
+    const size_t tiles = splitTiles(r->config, n);
+    const size_t tile = (size_t)c->threads * c->items;
+    unsigned long long *got =
+        (unsigned long long *)malloc(2 * (size_t)g * sizeof *got);
+    if (!got) {
+        printf("%s: FAIL at n=%zu: no host memory for %u blocks' counts\n",
+               what, n, g);
+        return 1;
+    }
+    HX_CHECK(cudaMemcpy(got, p->pass.mem, 2 * (size_t)g * sizeof *got,
+                        cudaMemcpyDeviceToHost));
+    unsigned wrong = 0;
+    for (unsigned b = 0; b < g; ++b) {
+        const TileRange range = tileRange(tiles, b, g);
+        const size_t from = range.first * tile;
+        const size_t to = range.end * tile < n ? range.end * tile : n;
+        unsigned long long neg = 0, zero = 0;
+        for (size_t i = from; i < to; ++i) {
+            neg += h->in[i] < 0;
+            zero += h->in[i] == 0;
+        }
+        if (got[2 * b] == neg && got[2 * b + 1] == zero) continue;
+        if (wrong++ == 0)
+            printf("%s: FAIL at n=%zu: block %u of %u (tiles %zu to %zu) "
+                   "counted %llu negatives and %llu zeros, want %llu and "
+                   "%llu\n", what, n, b, g, range.first, range.end,
+                   got[2 * b], got[2 * b + 1], neg, zero);
+    }
+    free(got);
+    if (wrong)
+        printf("%s: %u of %u blocks' counts wrong\n", what, wrong, g);
+    return wrong != 0;
+}
+
 /* Runs the row once on a poisoned output and checks it. The one pass and
  * the two-scan split: with full, hx_check_split3 (boundaries, order,
  * unwritten slots, guards, all named); without, element for element
  * against the reference and the guards (as strict, faster at large n).
  * CUB: its counts, its negatives and zeros exactly, its third group for
- * the same values. countSigns: its two counts. Returns 1 on failure, after
- * printing it. */
+ * the same values. A counting pass: checkCount. Returns 1 on failure,
+ * after printing it. */
 static int checkRow(Problem *p, const Row *r, Host *h, int full,
                     const char *label)
 {
@@ -589,16 +872,8 @@ static int checkRow(Problem *p, const Row *r, Host *h, int full,
     int bad = 0;
 
     switch (r->kind) {
-    case R_COUNT: {
-        unsigned long long t[2];
-        HX_CHECK(cudaMemcpy(t, p->pass.mem, sizeof t,
-                            cudaMemcpyDeviceToHost));
-        if (t[0] == h->a && t[1] == h->ab - h->a) return 0;
-        printf("%s: FAIL at n=%zu: counted %llu negatives and %llu zeros, "
-               "want %zu and %zu\n", what, n, t[0], t[1], h->a,
-               h->ab - h->a);
-        return 1;
-    }
+    case R_COUNT:
+        return checkCount(p, r, h, what);
     case R_MEMCPY:
     case R_COPY:
         bad = hx_check_equal(what, h->got, h->in, n, &c, stdout);
@@ -638,39 +913,54 @@ static int checkRow(Problem *p, const Row *r, Host *h, int full,
     return bad || g.before || g.after;
 }
 
-/* The rows the self-check runs: these, then every other configuration
- * with the look-back's debug stalls (aggregates published late, prefixes
- * withheld: windows that must move back) and configuration 1 (the other
- * tile loop: the next tile's loads in flight) on 3 blocks
- * (checkRowsBuild). --variants checks each
+/* The rows the self-check runs: the fixed ones below, then every other
+ * configuration on the automatic grid and on SMALL_GRID blocks (a block's
+ * range, or its tile loop, over many tiles), the look-back ones also with
+ * the debug stalls (aggregates published late, prefixes withheld: windows
+ * that must move back) on both grids, and the look-back's production row
+ * on the misaligned input (checkRowsBuild). --variants checks each
  * configuration as it is timed before timing it. */
 static const Row checkFixed[] = {
     {"onePassSplit", R_ONE_PASS, 0, SPLIT_PROD},
     {"onePassSplit, 3 blocks", R_ONE_PASS, F_SMALL_GRID, SPLIT_PROD},
     {"onePassSplit, input misaligned (int loads)", R_ONE_PASS, F_SHIFTED,
      SPLIT_PROD},
-    {"onePassSplit, stalled look-back", R_ONE_PASS, F_STALL, SPLIT_PROD},
-    {"countSigns", R_COUNT, 0, 0},
+    {"countSplitRanges", R_COUNT, 0, SPLIT_PROD},
+    {"countSigns", R_COUNT, 0, SPLIT_LOOKBACK_PROD},
     {"two-scan split", R_TWO_SCANS, 0, 0},
     {"cub::DevicePartition::If", R_CUB, 0, 0},
 };
 #define CHECK_FIXED ((int)(sizeof checkFixed / sizeof checkFixed[0]))
-#define CHECK_ROWS (CHECK_FIXED + SPLIT_CONFIGS)
+/* At most four rows per other configuration. */
+#define CHECK_ROWS (CHECK_FIXED + 4 * SPLIT_CONFIGS)
 static Row checkRows[CHECK_ROWS];
-static char checkNames[SPLIT_CONFIGS][128];
+static int checkRowCount;
+static char checkNames[4 * SPLIT_CONFIGS][160];
 
 static void checkRowsBuild(void)
 {
-    int k = 0;
+    static_assert(SMALL_GRID == 3, "the fixed rows' names say 3 blocks");
+    int k = 0, named = 0;
     for (; k < CHECK_FIXED; ++k) checkRows[k] = checkFixed[k];
+    auto add = [&](int c, unsigned flags) {
+        snprintf(checkNames[named], sizeof checkNames[named],
+                 "onePassSplit, %s%s%s%s", splitConfigs[c].name,
+                 flags & F_SMALL_GRID ? ", 3 blocks" : "",
+                 flags & F_SHIFTED ? ", input misaligned (int loads)" : "",
+                 flags & F_STALL ? ", stalled look-back" : "");
+        checkRows[k++] = Row{checkNames[named++], R_ONE_PASS, flags, c};
+    };
     for (int c = 1; c < SPLIT_CONFIGS; ++c) {
-        snprintf(checkNames[c], sizeof checkNames[c],
-                 "onePassSplit, %s, stalled look-back", splitConfigs[c].name);
-        checkRows[k++] = Row{checkNames[c], R_ONE_PASS, F_STALL, c};
+        add(c, 0);
+        if (splitConfigs[c].scheme == SPLIT_COUNTS) {
+            add(c, F_SMALL_GRID);
+            continue;
+        }
+        add(c, F_STALL);
+        add(c, F_SMALL_GRID | F_STALL);
+        if (c == SPLIT_LOOKBACK_PROD) add(c, F_SHIFTED);
     }
-    snprintf(checkNames[0], sizeof checkNames[0], "onePassSplit, %s, 3 blocks",
-             splitConfigs[1].name);
-    checkRows[k++] = Row{checkNames[0], R_ONE_PASS, F_SMALL_GRID, 1};
+    checkRowCount = k;
 }
 
 /* Sizes up to this get hx_check_split3's full report. */
@@ -704,7 +994,7 @@ static int checkSize(const hx_device *dev, size_t n, int huge, uint64_t seed)
                  hx_mix_name((hx_mix)m));
         hostLoad(&h, &p, (hx_mix)m, seed + (uint64_t)m);
         int ran = 0;
-        for (int j = 0; j < CHECK_ROWS && rc == HX_EXIT_OK; ++j) {
+        for (int j = 0; j < checkRowCount && rc == HX_EXIT_OK; ++j) {
             if (huge && !(checkRows[j].kind == R_ONE_PASS &&
                           checkRows[j].flags == 0 &&
                           checkRows[j].config == SPLIT_PROD))
@@ -721,8 +1011,9 @@ static int checkSize(const hx_device *dev, size_t n, int huge, uint64_t seed)
         }
         if (rc == HX_EXIT_OK)
             printf("  n=%-10zu %-9s pass (%d rows; A = %zu, A + B = %zu; "
-                   "%zu tiles)\n", n, hx_mix_name((hx_mix)m), ran, h.a, h.ab,
-                   splitTiles(SPLIT_PROD, n));
+                   "%zu tiles on %u blocks)\n", n, hx_mix_name((hx_mix)m),
+                   ran, h.a, h.ab, splitTiles(SPLIT_PROD, n),
+                   onePassGrid(&p.pass, SPLIT_PROD, 0));
     }
     problemDestroy(&p);
     hostDestroy(&h);
@@ -736,16 +1027,27 @@ static int selfCheck(const hx_device *dev, const hx_opts *o)
     const size_t randomOdd =
         2 * (size_t)hx_rng_below(&rng, (uint64_t)1 << 24) + 1;
     const size_t huge = ((size_t)1 << 30) + 12345;
-    /* A tile is 4096 elements: sizes around one, 600 tiles and a partial
-     * vector (the debug stalls' withheld prefixes span tiles 64 to 511, by
-     * window), 4097 tiles. */
+    /* The production grid, G blocks (as many as fit on this GPU), over
+     * tiles of T: at G T - 1, G T and G T + 1 every block has one tile (the
+     * last partial, then whole) and then one block has two. */
+    const unsigned g = splitResident(dev, SPLIT_PROD);
+    const size_t t = (size_t)splitConfigs[SPLIT_PROD].threads *
+                     splitConfigs[SPLIT_PROD].items;
+    /* A tile is 4096 or more elements: sizes around one, a few tiles
+     * (fewer than any grid), around G tiles, 600 tiles and a partial vector
+     * (the debug stalls' withheld prefixes span tiles 64 to 511, by
+     * window), 4097 tiles (more than G). */
     const size_t sizes[] = {0, 1, 2, 3, 255, 256, 257, 4095, 4096, 4097,
-                            65537, 600 * 4096 + 3, 16777217, randomOdd, huge};
+                            65537, g * t - 1, g * t, g * t + 1,
+                            600 * 4096 + 3, 16777217, randomOdd, huge};
     const size_t count = sizeof sizes / sizeof sizes[0];
     checkRowsBuild();
     printf("self-check, seed %llu: the one-pass split and the rows it is "
            "timed against, every mix, against hx_split3; outputs poisoned "
            "and guarded\n", (unsigned long long)o->seed);
+    printf("onePassSplit (%s): tiles of %zu, on at most %u blocks (as many "
+           "as fit at once); %u configurations\n",
+           splitConfigs[SPLIT_PROD].name, t, g, (unsigned)SPLIT_CONFIGS);
     if (o->n_set) {
         const int rc = checkSize(dev, o->n, o->n > ((size_t)1 << 26), o->seed);
         if (rc == HX_EXIT_OK) printf("self-check: pass\n");
@@ -767,7 +1069,7 @@ static int selfCheck(const hx_device *dev, const hx_opts *o)
 static const Row timedRows[] = {
     {"cudaMemcpy device to device", R_MEMCPY, 0, 0},
     {"copyInts", R_COPY, 0, 0},
-    {"countSigns (pass 1 alone)", R_COUNT, 0, 0},
+    {"countSplitRanges (pass 1 alone)", R_COUNT, 0, SPLIT_PROD},
     {"two-scan split", R_TWO_SCANS, 0, 0},
     {"cub::DevicePartition::If three-way", R_CUB, 0, 0},
     {"onePassSplit", R_ONE_PASS, 0, SPLIT_PROD},
@@ -808,11 +1110,11 @@ static int timeRows(const hx_device *dev, const hx_opts *o, const Row *rows,
            why);
     hostLoad(&h, &p, HX_MIX_THIRDS, o->seed);
     printf("input: mix thirds, seed %llu: A = %zu negatives, B = %zu zeros; "
-           "onePassSplit: %zu tiles of %d (%s)\n",
+           "onePassSplit: %zu tiles of %d on %u blocks (%s)\n",
            (unsigned long long)o->seed, h.a, h.ab - h.a,
            splitTiles(SPLIT_PROD, n),
            splitConfigs[SPLIT_PROD].threads * splitConfigs[SPLIT_PROD].items,
-           splitConfigs[SPLIT_PROD].name);
+           onePassGrid(&p.pass, SPLIT_PROD, 0), splitConfigs[SPLIT_PROD].name);
     hx_warn_if_cached(dev, n * sizeof(int), stdout);
 
     int rc = HX_EXIT_OK, timed = 0;
@@ -853,15 +1155,17 @@ static int timeRows(const hx_device *dev, const hx_opts *o, const Row *rows,
                                      copyBytes, t[0].median_ms));
         hx_table_note(stdout, "x floor: over the row's own bytes at the "
                       "memcpy's bandwidth: 2n ints for a copy and CUB, n for "
-                      "the count, 3n for the one pass, about 16n for the "
-                      "two-scan split");
+                      "a counting pass, 3n for the one pass (count, then "
+                      "place), about 16n for the two-scan split");
         hx_table_note(stdout, "CUB's zeros go to a buffer of their own and "
                       "its positives come out in another order (checked for "
                       "the same values)");
         if (variants)
-            hx_table_note(stdout, "the first onePassSplit row is the "
-                          "production configuration (splitConfigs in "
-                          "solution/onepass.cu)");
+            hx_table_note(stdout, "the first configuration row is the "
+                          "production one, onePassSplit (splitConfigs in "
+                          "solution/onepass.cu); \"look-back\" rows: "
+                          "countSigns, then splitOnePass; the others: "
+                          "countSplitRanges, then splitRanges");
         hx_table_end(stdout);
     }
     free(t);
@@ -875,15 +1179,18 @@ static int timeRows(const hx_device *dev, const hx_opts *o, const Row *rows,
 }
 
 /* --variants: every configuration of the split against the memcpy, the
- * copy, the counting pass alone and CUB, at one size, interleaved. */
+ * copy, each scheme's counting pass alone and CUB, at one size,
+ * interleaved. */
 static int timeVariants(const hx_device *dev, const hx_opts *o)
 {
-    enum { FIXED = 4 };
+    enum { FIXED = 5 };
     Row rows[FIXED + SPLIT_CONFIGS];
     rows[0] = timedRows[0];
     rows[1] = timedRows[1];
     rows[2] = timedRows[2];
-    rows[3] = timedRows[4];
+    rows[3] = Row{"countSigns (look-back's pass 1 alone)", R_COUNT, 0,
+                  SPLIT_LOOKBACK_PROD};
+    rows[4] = timedRows[4];
     for (int c = 0; c < SPLIT_CONFIGS; ++c)
         rows[FIXED + c] = Row{splitConfigs[c].name, R_ONE_PASS, 0, c};
     return timeRows(dev, o, rows, FIXED + SPLIT_CONFIGS, 1);
@@ -895,11 +1202,13 @@ static int timeVariants(const hx_device *dev, const hx_opts *o)
 
 static const char USAGE[] =
     "The day 33 exercise's three-way split (negatives, zeros, positives,\n"
-    "each in input order) in one look-back pass after a counting pass,\n"
+    "each in input order) in one placing pass after a counting pass (each\n"
+    "block counts its own range of tiles, then places it: no look-back),\n"
     "checked against the host, then timed against a memcpy, a copy, the\n"
     "two-scan split and CUB's three-way DevicePartition::If. --check: every\n"
-    "size (0 to over 2^30) and mix, no timing.\n"
-    "  --variants    time every configuration of the one pass at one size";
+    "size (0 to over 2^30) and mix, every configuration, no timing.\n"
+    "  --variants    time every configuration of the one pass at one size,\n"
+    "                the look-back scheme's beside them";
 
 int main(int argc, char **argv)
 {

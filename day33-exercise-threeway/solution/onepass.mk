@@ -1,4 +1,4 @@
-# solution/onepass.mk: the three-way split in one look-back pass
+# solution/onepass.mk: the three-way split in one pass after a count
 # (solution/onepass.cu). Maintainers only: the student copy has no
 # solution/ folder, so the exercise Makefile includes this fragment with
 # `-include solution/onepass.mk` and nothing else depends on it. Uses the
@@ -10,7 +10,8 @@ ONEPASS_DIR := $(BUILD)/onepass
 SCAN_DIR    ?= ../day31-scan
 
 $(ONEPASS_DIR)/onepass.o: solution/onepass.cu $(SCAN_DIR)/lookback.cuh \
-                          $(SCAN_DIR)/tile_scan.h $(HX_HDRS)
+                          $(SCAN_DIR)/ranges.cuh $(SCAN_DIR)/tile_scan.h \
+                          $(HX_HDRS)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ALL) -c $< -o $@
 
