@@ -8,7 +8,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <time.h>
+
 enum { TURNSTILE = 0, GPU = 1 };
+
+static double nowSeconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
 
 /* One byte's lock: type F_RDLCK, F_WRLCK or F_UNLCK. Returns 0, 1 when
  * busy (only without wait), -1 on error. */
@@ -43,7 +52,10 @@ int hx_gpu_lock_open(hx_gpu_lock *l, const char *path)
     return l->fd < 0 ? -1 : 0;
 }
 
-static int lockKind(hx_gpu_lock *l, hx_lock_kind kind, int wait)
+/* wait: 1 without limit; 0 not at all; -1 polls the GPU byte until the
+ * deadline (a CLOCK_MONOTONIC time in seconds). */
+static int lockKind(hx_gpu_lock *l, hx_lock_kind kind, int wait,
+                    double deadline)
 {
     if (l->fd < 0) {
         l->held = kind;
@@ -53,11 +65,16 @@ static int lockKind(hx_gpu_lock *l, hx_lock_kind kind, int wait)
         errno = EINVAL;
         return -1;
     }
-    int rc = byteLock(l->fd, TURNSTILE, F_WRLCK, wait);
+    int rc = byteLock(l->fd, TURNSTILE, F_WRLCK, wait != 0);
     if (rc)
         return rc;
-    rc = byteLock(l->fd, GPU, kind == HX_LOCK_SHARED ? F_RDLCK : F_WRLCK,
-                  wait);
+    const short type = kind == HX_LOCK_SHARED ? F_RDLCK : F_WRLCK;
+    rc = byteLock(l->fd, GPU, type, wait == 1);
+    while (wait < 0 && rc == 1 && nowSeconds() < deadline) {
+        const struct timespec nap = {0, 1000000};   /* 1 ms */
+        nanosleep(&nap, NULL);
+        rc = byteLock(l->fd, GPU, type, 0);
+    }
     if (rc || kind == HX_LOCK_SHARED) {
         const int saved = errno;
         byteLock(l->fd, TURNSTILE, F_UNLCK, 1);
@@ -70,12 +87,18 @@ static int lockKind(hx_gpu_lock *l, hx_lock_kind kind, int wait)
 
 int hx_gpu_lock_take(hx_gpu_lock *l, hx_lock_kind kind)
 {
-    return lockKind(l, kind, 1);
+    return lockKind(l, kind, 1, 0.0);
+}
+
+int hx_gpu_lock_take_within(hx_gpu_lock *l, hx_lock_kind kind,
+                            double seconds)
+{
+    return lockKind(l, kind, -1, nowSeconds() + seconds);
 }
 
 int hx_gpu_lock_try(hx_gpu_lock *l, hx_lock_kind kind)
 {
-    return lockKind(l, kind, 0);
+    return lockKind(l, kind, 0, 0.0);
 }
 
 void hx_gpu_lock_release(hx_gpu_lock *l)

@@ -46,6 +46,15 @@ int hx_gpu_lock_open(hx_gpu_lock *l, const char *path);
  * Returns 0, or -1 with errno set. */
 int hx_gpu_lock_take(hx_gpu_lock *l, hx_lock_kind kind);
 
+/* As hx_gpu_lock_take, waiting at most about seconds for the GPU itself
+ * (the turnstile is waited for without a limit: only other takers of the
+ * exclusive lock hold it, each for at most its own limit or its timing):
+ * 0 taken, 1 not within the limit (then nothing is held, and the
+ * turnstile is open again, so that processes that only check go on while
+ * a long run elsewhere, such as a kernel that never ends until its
+ * watchdog stops it, holds the GPU shared), -1 error. */
+int hx_gpu_lock_take_within(hx_gpu_lock *l, hx_lock_kind kind,
+                            double seconds);
 /* As hx_gpu_lock_take without waiting: 0 taken, 1 busy, -1 error. */
 int hx_gpu_lock_try(hx_gpu_lock *l, hx_lock_kind kind);
 

@@ -2269,6 +2269,21 @@ static void test_gpu_lock(void)
     EXPECT(hx_gpu_lock_try(&me, HX_LOCK_SHARED) == 0);
     hx_gpu_lock_release(&me);
 
+    /* Exclusive within a limit: a sharer that stays (a kernel that never
+     * ends until its watchdog) makes it give up, leaving the turnstile
+     * open for other sharers; once the sharer leaves, it is taken. */
+    t_holder d = t_hold(path, HX_LOCK_SHARED);
+    EXPECT(t_holder_state(&d) == 'T');
+    EXPECT(hx_gpu_lock_take_within(&me, HX_LOCK_EXCLUSIVE, 0.05) == 1);
+    EXPECT(me.held == HX_LOCK_NONE);
+    t_holder e = t_hold(path, HX_LOCK_SHARED);
+    EXPECT(t_holder_state(&e) == 'T');
+    EXPECT_LL(t_holder_end(&e), 0);
+    EXPECT_LL(t_holder_end(&d), 0);
+    EXPECT(hx_gpu_lock_take_within(&me, HX_LOCK_EXCLUSIVE, 5.0) == 0);
+    EXPECT(me.held == HX_LOCK_EXCLUSIVE);
+    hx_gpu_lock_release(&me);
+
     /* A holder killed (a run past its time limit) leaves nothing held. */
     t_holder c = t_hold(path, HX_LOCK_EXCLUSIVE);
     EXPECT(t_holder_state(&c) == 'T');
