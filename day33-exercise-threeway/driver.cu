@@ -220,10 +220,18 @@ static void eventFault(const char *call, const char *error)
     g_ev.terminal = 1;
 }
 
+/* While a batch of runs is in flight, a fault of the student's kernel
+ * surfaces at whichever later call of the driver comes first; this names
+ * the run it happened in instead (flightFault, set by the batch code).
+ * Returns 1 when it reported the exit. */
+static int (*g_flightFault)(void);
+
 /* An exit the driver did not plan (hx_cuda_check's, on a CUDA error in
  * the driver's own calls) still names the run it happened in. */
 static void faultAtExit(void)
 {
+    if (g_flightFault && g_flightFault())
+        return;
     const cudaError_t err = cudaPeekAtLastError();
     eventFault("a CUDA call of the driver (its line is on stderr)",
                err != cudaSuccess ? cudaGetErrorName(err) : "see stderr");
@@ -1000,8 +1008,8 @@ static const Run *g_run;
 /* The student's kernel failed (a launch refused, or a fault): report it
  * (error is the error's name, text what it means) and exit with
  * HX_EXIT_CUDA. */
-static void studentFault(const char *call, const char *error,
-                         const char *text, const char *where)
+static void studentFaultReport(const char *call, const char *error,
+                               const char *text, const char *where)
 {
     fflush(stdout);
     fprintf(stderr, "%s: %s failed (%s): %s: %s\n", g_prog, call, where,
@@ -1012,6 +1020,12 @@ static void studentFault(const char *call, const char *error,
                 g_run->n, hx_mix_name(g_run->mix), g_run->blocks,
                 g_run->block);
     eventFault(call, error);
+}
+
+static void studentFault(const char *call, const char *error,
+                         const char *text, const char *where)
+{
+    studentFaultReport(call, error, text, where);
     exit(HX_EXIT_CUDA);
 }
 
@@ -1053,22 +1067,34 @@ static void waitDone(const Ctx *c, Buffers *b, size_t n, const char *call,
 
 /* Launches the student's kernel on b's output; a launch it refuses is
  * its fault. */
+static CUresult launchTry(const Ctx *c, Buffers *b, size_t n,
+                          unsigned blocks, unsigned block)
+{
+    return moduleLaunch(c->module, blocks, block, b->in, b->negRank,
+                        b->zeroRank, b->out.data, n, b->totals + 0,
+                        b->totals + 1);
+}
+
+/* The launch of the run under way (g_run) was refused with r. */
+static void launchRefused(const Ctx *c, CUresult r, unsigned block,
+                          const char *where)
+{
+    char text[240];
+    snprintf(text, sizeof text, "%s%s", moduleErrorText(r),
+             (int)block > c->module->maxThreads
+                 ? " (the kernel allows fewer threads a block: every "
+                   "block size up to 1024 must work)"
+                 : "");
+    studentFault("cuLaunchKernel(scatterThreeWay)", moduleErrorName(r),
+                 text, where);
+}
+
 static void launchChecked(const Ctx *c, Buffers *b, size_t n,
                           unsigned blocks, unsigned block, const char *where)
 {
-    const CUresult r = moduleLaunch(c->module, blocks, block, b->in,
-                                    b->negRank, b->zeroRank, b->out.data, n,
-                                    b->totals + 0, b->totals + 1);
-    if (r != CUDA_SUCCESS) {
-        char text[240];
-        snprintf(text, sizeof text, "%s%s", moduleErrorText(r),
-                 (int)block > c->module->maxThreads
-                     ? " (the kernel allows fewer threads a block: every "
-                       "block size up to 1024 must work)"
-                     : "");
-        studentFault("cuLaunchKernel(scatterThreeWay)", moduleErrorName(r),
-                     text, where);
-    }
+    const CUresult r = launchTry(c, b, n, blocks, block);
+    if (r != CUDA_SUCCESS)
+        launchRefused(c, r, block, where);
 }
 
 static void launchAndWait(const Ctx *c, Buffers *b, size_t n,
@@ -1300,7 +1326,101 @@ typedef struct {
     int slotRun[BATCH_SLOTS];   /* the plan run of each launch slot */
     int slots;
     size_t staged;              /* ints of the stage in use */
+    int refused;                /* the run whose launch was refused (the
+                                   batch ends before it), or -1 */
+    CUresult refusedWith;
 } Batch;
+
+/* The batch in flight, for the fault paths (t NULL: none). */
+static struct {
+    const Ctx *c;
+    Buffers *b;
+    const Plan *p;
+    const Batch *t;
+} g_flight;
+
+/* The outcome of a run whose every launch was clean: the report
+ * hx_check_split3 gives the reference. */
+static void passOutcome(const Run *r, const Group *g, Outcome *o)
+{
+    const hx_guard_report clean = {};
+    memset(o, 0, sizeof *o);
+    judgePass(r->n, g->a, g->ab, &clean, &o->v.r);
+    o->v.status = judgeStatus(o->v.r.kind);
+    o->v.group[0] = '\0';
+    o->status = o->v.status;
+}
+
+/* The plan run the first launch slot of the batch in flight that has not
+ * arrived belongs to: the run under way; -1 when every slot arrived. */
+static int flightUnderWay(void)
+{
+    const Batch *t = g_flight.t;
+    const volatile OutputScan *slot = g_flight.b->pinned->scan;
+    for (int s = 0; s < t->slots; ++s)
+        if (!slot[s].done)
+            return t->slotRun[s];
+    return -1;
+}
+
+/* Reports the runs of the batch in flight before run stop, in order,
+ * while every launch of each arrived clean (grade mode: their results;
+ * student mode: their PASS lines): a fault or a stop later in the batch
+ * leaves them reported as they would have been one run at a time. */
+static void flightReportArrived(int stop)
+{
+    const Batch *t = g_flight.t;
+    const Plan *p = g_flight.p;
+    const volatile OutputScan *slot = g_flight.b->pinned->scan;
+    Tally tally;
+    memset(&tally, 0, sizeof tally);
+    int s = 0;
+    for (int gi = 0; gi < t->groups; ++gi) {
+        const BatchGroup *bg = &t->group[gi];
+        for (int k = bg->first; k < bg->end; ++k) {
+            const Run *r = &p->run[k];
+            if (k == stop || s + r->launches > t->slots)
+                return;
+            for (int l = 0; l < r->launches; ++l) {
+                const OutputScan got = *(const OutputScan *)&slot[s + l];
+                if (!got.done || !scanClean(&got))
+                    return;
+            }
+            s += r->launches;
+            Outcome o;
+            passOutcome(r, &bg->g, &o);
+            if (g_ev.f)
+                eventResult(k, &o);
+            else
+                printRun(r, &o, &tally);
+        }
+    }
+}
+
+/* A CUDA error while the batch in flight ran: when it is the context's
+ * (a fault: every later call returns it), it is the run under way's, so
+ * report the runs before it and the fault as that run's; returns 1. Any
+ * other error: 0 (the caller reports it as the driver's). */
+static int flightFault(void)
+{
+    if (!g_flight.t)
+        return 0;
+    const cudaError_t e = cudaStreamQuery(0);
+    if (e == cudaSuccess || e == cudaErrorNotReady)
+        return 0;
+    const int k = flightUnderWay();
+    if (k < 0)
+        return 0;
+    flightReportArrived(k);
+    g_flight.t = NULL;   /* reported once, whichever exit path follows */
+    g_ev.run = k;
+    g_run = &g_flight.p->run[k];
+    char where[160];
+    describeRun(where, sizeof where, g_run);
+    studentFaultReport("scatterThreeWay", cudaGetErrorName(e),
+                       cudaGetErrorString(e), where);
+    return 1;
+}
 
 /* The runs of the group that starts at plan run k end at the returned
  * index; *launches gets their launches. */
@@ -1382,6 +1502,8 @@ static void batchWait(const Ctx *c, Buffers *b, const Plan *p,
         const Run *r = &p->run[k];
         char where[160];
         if (e != cudaErrorNotReady) {
+            if (flightFault())
+                exit(HX_EXIT_CUDA);
             g_ev.run = k;
             g_run = r;
             describeRun(where, sizeof where, r);
@@ -1390,6 +1512,7 @@ static void batchWait(const Ctx *c, Buffers *b, const Plan *p,
         }
         const double limit = launchLimit(c, r->n);
         if (nowSeconds() - last > limit) {
+            flightReportArrived(k);
             g_ev.run = k;
             describeRun(where, sizeof where, r);
             timedOut(where, limit);
@@ -1407,30 +1530,44 @@ static void batchWait(const Ctx *c, Buffers *b, const Plan *p,
  * upload and ranks; per run a "start" event (grade mode) and its
  * launches, each on a freshly poisoned output and followed by the
  * device's checks (enqueueScan) into the launch's slot. */
-static void batchRun(const Ctx *c, Buffers *b, const Plan *p,
-                     const Batch *t)
+static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
 {
     const double t0 = nowSeconds();
     lockGpu(HX_LOCK_SHARED);
     for (int s = 0; s < t->slots; ++s)
         b->pinned->scan[s].done = 0;
+    g_flight.c = c;
+    g_flight.b = b;
+    g_flight.p = p;
+    g_flight.t = t;
+    g_flightFault = flightFault;
+    t->refused = -1;
     int slot = 0;
-    for (int gi = 0; gi < t->groups; ++gi) {
+    for (int gi = 0; gi < t->groups && t->refused < 0; ++gi) {
         const BatchGroup *bg = &t->group[gi];
         groupEnqueue(b, &bg->g,
                      bg->staged ? b->pinned->stage + bg->stageAt : NULL, gi);
-        for (int k = bg->first; k < bg->end; ++k) {
+        for (int k = bg->first; k < bg->end && t->refused < 0; ++k) {
             const Run *r = &p->run[k];
-            char where[160];
-            describeRun(where, sizeof where, r);
             if (g_ev.f)
                 eventStart(k, r);
-            g_ev.run = k;   /* a launch refused now is this run's */
-            g_run = r;
             hx_guarded_resize(&b->out, r->n);
             for (int l = 0; l < r->launches; ++l) {
                 hx_guarded_poison(&b->out);
-                launchChecked(c, b, r->n, r->blocks, r->block, where);
+                const CUresult rc = launchTry(c, b, r->n, r->blocks,
+                                              r->block);
+                if (rc != CUDA_SUCCESS) {
+                    /* A fault of an earlier launch surfacing here is
+                     * that run's (flightFault); a refusal is this run's,
+                     * reported after the runs before it (runPlan). */
+                    if (flightFault())
+                        exit(HX_EXIT_CUDA);
+                    t->refused = k;
+                    t->refusedWith = rc;
+                    t->groups = gi + 1;
+                    t->slots = slot;
+                    break;
+                }
                 enqueueScan(b, b->sealed, 0, slot++);
             }
         }
@@ -1440,6 +1577,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p,
                              cudaMemcpyDeviceToHost, 0));
     batchWait(c, b, p, t);
     unlockGpu();
+    g_flight.t = NULL;
     g_ev.run = -1;
     g_run = NULL;
     for (int gi = 0; gi < t->groups; ++gi)
@@ -1459,10 +1597,7 @@ static void batchOutcome(const Ctx *c, Buffers *b, const Plan *p,
     const OutputScan *slot = b->pinned->scan + s;
     memset(o, 0, sizeof *o);
     if (scanClean(&slot[0])) {
-        const hx_guard_report clean = {};
-        judgePass(r->n, bg->g.a, bg->g.ab, &clean, &o->v.r);
-        o->v.status = judgeStatus(o->v.r.kind);
-        o->v.group[0] = '\0';
+        passOutcome(r, &bg->g, o);
         for (int l = 1; l < r->launches; ++l)
             o->disagree |= !scanClean(&slot[l]);
     } else {
@@ -1504,6 +1639,14 @@ static void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
         for (int gi = 0; gi < batch.groups; ++gi) {
             const BatchGroup *bg = &batch.group[gi];
             for (int r = bg->first; r < bg->end; ++r) {
+                if (r == batch.refused) {
+                    char where[160];
+                    describeRun(where, sizeof where, &p->run[r]);
+                    g_ev.run = r;
+                    g_run = &p->run[r];
+                    launchRefused(c, batch.refusedWith, p->run[r].block,
+                                  where);
+                }
                 Outcome o;
                 batchOutcome(c, b, p, bg, r, slot, seed, g, &o);
                 slot += p->run[r].launches;
@@ -2152,8 +2295,7 @@ static int openDevice(Session *s)
     }
     /* Registered once the runtime is up: exit handlers run in reverse
      * order, so this one runs while the runtime can still name the error. */
-    if (s->a.grade)
-        atexit(faultAtExit);
+    atexit(faultAtExit);
     /* A kernel's printf reaches stdout, which grade mode ignores: a small
      * buffer bounds what a flood of it costs. */
     if (s->a.grade)
