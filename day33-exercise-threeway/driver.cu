@@ -128,6 +128,7 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -1331,13 +1332,19 @@ typedef struct {
     CUresult refusedWith;
 } Batch;
 
-/* The batch in flight, for the fault paths (t NULL: none). */
+/* The batch in flight, for the fault paths and the watchdog (t NULL:
+ * none). Everything here, and the events written while a batch is in
+ * flight, is under g_flightLock: the watchdog thread reads it too. */
 static struct {
     const Ctx *c;
     Buffers *b;
     const Plan *p;
     const Batch *t;
+    int arrived;        /* slots arrived so far, in order */
+    double last;        /* when the last of them arrived (or the batch
+                           began) */
 } g_flight;
+static pthread_mutex_t g_flightLock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The outcome of a run whose every launch was clean: the report
  * hx_check_split3 gives the reference. */
@@ -1403,14 +1410,14 @@ static void flightReportArrived(int stop)
  * other error: 0 (the caller reports it as the driver's). */
 static int flightFault(void)
 {
-    if (!g_flight.t)
+    pthread_mutex_lock(&g_flightLock);
+    const cudaError_t e = g_flight.t ? cudaStreamQuery(0) : cudaSuccess;
+    const int k = e == cudaSuccess || e == cudaErrorNotReady
+                      ? -1 : flightUnderWay();
+    if (k < 0) {
+        pthread_mutex_unlock(&g_flightLock);
         return 0;
-    const cudaError_t e = cudaStreamQuery(0);
-    if (e == cudaSuccess || e == cudaErrorNotReady)
-        return 0;
-    const int k = flightUnderWay();
-    if (k < 0)
-        return 0;
+    }
     flightReportArrived(k);
     g_flight.t = NULL;   /* reported once, whichever exit path follows */
     g_ev.run = k;
@@ -1419,7 +1426,71 @@ static int flightFault(void)
     describeRun(where, sizeof where, g_run);
     studentFaultReport("scatterThreeWay", cudaGetErrorName(e),
                        cudaGetErrorString(e), where);
+    pthread_mutex_unlock(&g_flightLock);
     return 1;
+}
+
+/* With g_flightLock held: notes the slots arrived since the last look,
+ * and stops the process (timedOut, exit 6) when the run under way has had
+ * no slot arrive for its launch limit, after reporting the runs before
+ * it. */
+static void flightWatch(void)
+{
+    const Batch *t = g_flight.t;
+    if (!t)
+        return;
+    const volatile OutputScan *slot = g_flight.b->pinned->scan;
+    const double now = nowSeconds();
+    while (g_flight.arrived < t->slots && slot[g_flight.arrived].done) {
+        ++g_flight.arrived;
+        g_flight.last = now;
+    }
+    if (g_flight.arrived >= t->slots)
+        return;
+    const int k = t->slotRun[g_flight.arrived];
+    const Run *r = &g_flight.p->run[k];
+    const double limit = launchLimit(g_flight.c, r->n);
+    if (now - g_flight.last <= limit)
+        return;
+    flightReportArrived(k);
+    g_ev.run = k;
+    char where[160];
+    describeRun(where, sizeof where, r);
+    timedOut(where, limit);
+}
+
+/* The watchdog thread: while the main thread queues a batch, a queue
+ * filled by a kernel that never ends can block it inside a CUDA call, so
+ * the batch's limits are watched from here too. */
+static void *flightWatchdog(void *unused)
+{
+    (void)unused;
+    for (;;) {
+        const struct timespec nap = {0, 20000000};   /* 20 ms */
+        nanosleep(&nap, NULL);
+        pthread_mutex_lock(&g_flightLock);
+        flightWatch();
+        pthread_mutex_unlock(&g_flightLock);
+    }
+    return NULL;
+}
+
+/* Starts the watchdog thread once; without it (it could not start) the
+ * main thread's polls in batchWait still watch the limits, only not
+ * while it is blocked queueing. */
+static void flightWatchdogStart(void)
+{
+    static int started;
+    if (started)
+        return;
+    started = 1;
+    pthread_t thread;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);   /* signals stay the main's */
+    if (pthread_create(&thread, NULL, flightWatchdog, NULL) == 0)
+        pthread_detach(thread);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* The runs of the group that starts at plan run k end at the returned
@@ -1485,38 +1556,29 @@ static int batchFill(Buffers *b, const Plan *p, int k, uint64_t seed,
 static void batchWait(const Ctx *c, Buffers *b, const Plan *p,
                       const Batch *t)
 {
+    (void)c;
     HX_CHECK(cudaEventRecord(b->done, 0));
-    const volatile OutputScan *slot = b->pinned->scan;
-    double last = nowSeconds();
-    int arrived = 0, polls = 0;
+    int polls = 0;
     for (;;) {
         const cudaError_t e = cudaEventQuery(b->done);
-        while (arrived < t->slots && slot[arrived].done) {
-            ++arrived;
-            last = nowSeconds();
-        }
         if (e == cudaSuccess)
             break;
-        const int k = t->slotRun[arrived < t->slots ? arrived
-                                                    : t->slots - 1];
-        const Run *r = &p->run[k];
-        char where[160];
         if (e != cudaErrorNotReady) {
             if (flightFault())
                 exit(HX_EXIT_CUDA);
+            const int k = t->slots ? t->slotRun[t->slots - 1]
+                                   : t->group[0].first;
+            const Run *r = &p->run[k];
+            char where[160];
             g_ev.run = k;
             g_run = r;
             describeRun(where, sizeof where, r);
             studentFault("scatterThreeWay", cudaGetErrorName(e),
                          cudaGetErrorString(e), where);
         }
-        const double limit = launchLimit(c, r->n);
-        if (nowSeconds() - last > limit) {
-            flightReportArrived(k);
-            g_ev.run = k;
-            describeRun(where, sizeof where, r);
-            timedOut(where, limit);
-        }
+        pthread_mutex_lock(&g_flightLock);
+        flightWatch();
+        pthread_mutex_unlock(&g_flightLock);
         /* Spin briefly, then sleep between polls (waitUntil says why). */
         if (++polls > 100) {
             const struct timespec nap = {0, 50000};
@@ -1536,12 +1598,17 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
     lockGpu(HX_LOCK_SHARED);
     for (int s = 0; s < t->slots; ++s)
         b->pinned->scan[s].done = 0;
+    t->refused = -1;
+    flightWatchdogStart();
+    pthread_mutex_lock(&g_flightLock);
     g_flight.c = c;
     g_flight.b = b;
     g_flight.p = p;
     g_flight.t = t;
+    g_flight.arrived = 0;
+    g_flight.last = nowSeconds();
+    pthread_mutex_unlock(&g_flightLock);
     g_flightFault = flightFault;
-    t->refused = -1;
     int slot = 0;
     for (int gi = 0; gi < t->groups && t->refused < 0; ++gi) {
         const BatchGroup *bg = &t->group[gi];
@@ -1549,8 +1616,11 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
                      bg->staged ? b->pinned->stage + bg->stageAt : NULL, gi);
         for (int k = bg->first; k < bg->end && t->refused < 0; ++k) {
             const Run *r = &p->run[k];
-            if (g_ev.f)
+            if (g_ev.f) {
+                pthread_mutex_lock(&g_flightLock);
                 eventStart(k, r);
+                pthread_mutex_unlock(&g_flightLock);
+            }
             hx_guarded_resize(&b->out, r->n);
             for (int l = 0; l < r->launches; ++l) {
                 hx_guarded_poison(&b->out);
@@ -1562,10 +1632,12 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
                      * reported after the runs before it (runPlan). */
                     if (flightFault())
                         exit(HX_EXIT_CUDA);
+                    pthread_mutex_lock(&g_flightLock);
                     t->refused = k;
                     t->refusedWith = rc;
                     t->groups = gi + 1;
                     t->slots = slot;
+                    pthread_mutex_unlock(&g_flightLock);
                     break;
                 }
                 enqueueScan(b, b->sealed, 0, slot++);
@@ -1576,8 +1648,10 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
                              (size_t)t->groups * sizeof(RankCheck),
                              cudaMemcpyDeviceToHost, 0));
     batchWait(c, b, p, t);
-    unlockGpu();
+    pthread_mutex_lock(&g_flightLock);
     g_flight.t = NULL;
+    pthread_mutex_unlock(&g_flightLock);
+    unlockGpu();
     g_ev.run = -1;
     g_run = NULL;
     for (int gi = 0; gi < t->groups; ++gi)

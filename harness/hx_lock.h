@@ -4,9 +4,9 @@
  * The grading tool runs many drivers at once on one GPU. A run that only
  * checks can share the GPU; a run that times must have it alone, or the
  * other runs' kernels land inside its timings. Each driver takes the lock
- * itself, only around its GPU work, so that what costs the most (creating
- * a CUDA context, generating inputs, checking on the host) still overlaps
- * between processes, timing runs included.
+ * itself, only around its GPU work, so that its host work (creating a
+ * CUDA context, generating inputs and references) still overlaps between
+ * processes, timing runs included.
  *
  * The lock is a file shared by every driver on the GPU, locked with POSIX
  * record locks (fcntl), which the kernel drops when a process dies or is

@@ -127,6 +127,28 @@ def test_process(tmp):
           judge.classify(r)[0] == "timeout" and "run 7 (n=9)" in
           judge.classify(r)[1], "per-run watchdog: run 7 named, killed "
           "after %.1f s" % (time.monotonic() - start))
+    # A batch: three runs started at once, run in order. Runs 7 and 8
+    # end at 0.5 s; run 9 is under way and never ends: it is named once
+    # its own limit (1.0 s) has passed after they closed.
+    batch = ("import json,time\nf=open(%r,'w')\nw=lambda e: (f.write("
+             "json.dumps(e)+'\\n'), f.flush())\nfor k in (7,8,9): "
+             "w({'event':'start','run':k,'label':'n=%%d' %% k})\n"
+             "time.sleep(0.5)\nw({'event':'result','run':7,"
+             "'status':'pass'})\nw({'event':'result','run':8,"
+             "'status':'pass'})\ntime.sleep(60)" % (res + "b"))
+    start = time.monotonic()
+    r = running.run_process([py, "-c", batch], "batch", res + "b", None,
+                            1.0, 30)
+    took = time.monotonic() - start
+    check(r.killed and r.killed[:2] == ("run", 9) and took >= 1.4 and
+          took < 10 and "run 9 (n=9)" in judge.classify(r)[1],
+          "per-run watchdog, a batch: run 9 named after %.1f s, its limit "
+          "counted from when the runs before it closed" % took)
+    both = running._Opened({3: (0.0, 2.0), 4: (0.0, 1.0)})
+    check(running._late_run(both, 2.5) is None and
+          running._late_run(both, 3.5) == (3, 3.0),
+          "per-run watchdog: runs open together share their limits, "
+          "summed; the first open one is named")
     r = running.run_process([py, "-c", "import time; time.sleep(60)"],
                             "silent", res + "2", None, 1.0, 1.5)
     check(r.killed == ("submission", None, 1.5) and "before the first run"

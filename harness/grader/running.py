@@ -160,7 +160,7 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ, run.out)
     sel.register(proc.stderr, selectors.EVENT_READ, run.err)
-    opened = {}                 # run k -> (when its "start" was read, limit)
+    opened = _Opened()          # run k -> (when its "start" was read, limit)
     drain_until = None
     try:
         while True:
@@ -180,10 +180,9 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
                 if not sel.get_map() or now > drain_until:
                     break
                 continue
-            late = [(k, lim) for k, (t, lim) in opened.items()
-                    if now - t > lim]
+            late = _late_run(opened, now)
             if late:
-                run.killed = ("run",) + late[0]
+                run.killed = ("run",) + late
             elif now - start > sub_limit:
                 run.killed = ("submission", None, sub_limit)
             if run.killed:
@@ -203,6 +202,29 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
     return run
 
 
+class _Opened(dict):
+    """Open runs: run -> (when its start was read, its limit); closed:
+    when a run was last closed."""
+    closed = 0.0
+
+
+def _late_run(opened, now):
+    """(run, seconds) when the open runs are past their limit, else None.
+    The driver submits a batch of runs at once and they run in order, its
+    results come when the batch ends, and its own watchdog stops a launch
+    that runs too long: this is the backstop. The open runs share one
+    clock, from their starts or the last run closed, whichever is later,
+    and must all end within their limits summed; the one named is the
+    first open run, the one under way."""
+    if not opened:
+        return None
+    first = min(opened, key=lambda k: (0, k) if isinstance(k, int)
+                else (1, 0))
+    base = max(min(t for t, _ in opened.values()), opened.closed)
+    total = sum(lim for _, lim in opened.values())
+    return (first, total) if now - base > total else None
+
+
 def _read_events(run, tail, t, opened, run_limit):
     for line in tail.lines():
         try:
@@ -218,7 +240,8 @@ def _read_events(run, tail, t, opened, run_limit):
         if ev.get("event") == "start":
             opened[ev.get("run")] = (time.monotonic(), run_limit(ev))
         elif ev.get("event") in ("result", "fault", "timeout"):
-            opened.pop(ev.get("run"), None)
+            if opened.pop(ev.get("run"), None) is not None:
+                opened.closed = time.monotonic()
 
 
 def _kill_group(pgid):
