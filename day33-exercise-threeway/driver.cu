@@ -61,7 +61,11 @@
  * class is graded, so what a run costs there is mostly its round trips:
  * a batch makes hundreds of small runs one round trip. Each launch's
  * checks are copied to the host as soon as they are made, so the first
- * slot not yet arrived names the run a fault or a hang is in.
+ * slot not yet arrived names the run a fault or a hang is in: a fault
+ * that surfaces at a later call of the batch is that run's, and a second
+ * thread watches the launch limits while the batch is still being queued
+ * (a kernel that never ends can fill the launch queue and block the
+ * queueing inside a CUDA call).
  *
  * Grade mode (the grading tool's contract; stdout is for humans only: a
  * kernel's printf reaches it, so nothing there is trusted):
