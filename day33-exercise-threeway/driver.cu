@@ -832,16 +832,18 @@ static void lockGpu(hx_lock_kind kind)
 
 static void unlockGpu(void) { hx_gpu_lock_release(&g_lock); }
 
-/* The GPU alone, for a timing: asked for a quarter of a second at a time,
- * so that while a long run elsewhere holds it shared (a kernel that never
- * ends holds it until its watchdog) the waiting timing does not hold
- * every other process's checks back too (hx_gpu_lock_take_within). */
+/* The GPU alone, for a timing: asked for a second at a time, so that
+ * while a long run elsewhere holds it shared (a kernel that never ends
+ * holds it until its watchdog, 10 s or more) the waiting timing does not
+ * hold every other process's checks back too (hx_gpu_lock_take_within);
+ * an ordinary batch, the timing size's upload included, holds it for
+ * less, so the first ask normally succeeds. */
 static void lockTiming(void)
 {
     const double t0 = nowSeconds();
     for (;;) {
         const int rc = hx_gpu_lock_take_within(&g_lock, HX_LOCK_EXCLUSIVE,
-                                               0.25);
+                                               1.0);
         if (rc == 0)
             break;
         if (rc < 0) {
