@@ -836,8 +836,8 @@ static void unlockGpu(void) { hx_gpu_lock_release(&g_lock); }
  * while a long run elsewhere holds it shared (a kernel that never ends
  * holds it until its watchdog, 10 s or more) the waiting timing does not
  * hold every other process's checks back too (hx_gpu_lock_take_within);
- * an ordinary batch, the timing size's upload included, holds it for
- * less, so the first ask normally succeeds. */
+ * a second is meant to stay above what an ordinary batch holds it for,
+ * the timing size's uploads included. */
 static void lockTiming(void)
 {
     const double t0 = nowSeconds();
