@@ -1,14 +1,16 @@
 /* lookback.cuh: the machinery of every single-pass kernel in the course:
  * tile indices in start order, one status word per tile, the decoupled
  * look-back, the striped tile (vector loads and stores, and the scan of a
- * tile that feeds the look-back), and the two tile loops a kernel runs.
+ * tile that feeds the look-back), a tile's output staged in shared memory
+ * and written as runs of 16-byte vectors (storeStaged), and the two tile
+ * loops a kernel runs.
  *
  * Used by day31-scan/scan.cu (singlePassScan: the aggregate is an int sum),
  * day33-compaction (the aggregate is a count of survivors) and the
  * look-back rows of the exercise's one-pass three-way split (two counts:
  * negatives and zeros). The stable partition's and the split's production
  * rows use no look-back: their scheme is in ranges.cuh, which takes
- * StripedTile from here.
+ * StripedTile and storeStaged from here.
  * A header, not a .cu: everything here is a template over the tile shape,
  * the aggregate's type and the look-back's policy, and a template is
  * compiled where it is used.
@@ -527,6 +529,115 @@ template <int BLOCK, int ITEMS> struct StripedTile {
         return st.partial[j * WARPS + threadIdx.x / 32] + scanned - own;
     }
 };
+
+/* ------------------------------------------------------------------------
+ * Staged output. A kernel whose tile's output is one or more contiguous
+ * runs of out (compaction's survivors; the partition's two groups; the
+ * three-way split's three) may write it straight from registers, or stage
+ * it in shared memory first and write each run contiguously. STORE names
+ * the way, as the configuration tables do:
+ *   STORE_DIRECT   each thread writes its own elements straight to out;
+ *   STORE_STAGED   staged at their rank in the tile, then written one int
+ *                  per thread per store;
+ *   STORE_VECTORS  staged so that each run starts at its destination's
+ *                  offset modulo 4 (stagedFrom), then written by
+ *                  storeStaged as whole 16-byte vectors of out, only the
+ *                  ints before a run's first 16-byte boundary and after its
+ *                  last (at most 3 each) one by one.
+ * Used by day33-compaction and the exercise's one-pass split.
+ * ---------------------------------------------------------------------- */
+
+enum { STORE_DIRECT, STORE_STAGED, STORE_VECTORS };
+
+/* Ints of staging a tile of SIZE ints needs in RUNS runs laid out by
+ * stagedFrom: the tile, plus up to 3 before each run (its offset modulo 4
+ * in out) and up to 3 after each run but the last (rounding it up to a
+ * multiple of 4), 6 RUNS - 3 in all, rounded up to a whole vector: 12 for
+ * two runs, 16 for three. */
+#define STAGED_INTS(SIZE, RUNS) ((SIZE) + ((6 * (RUNS)) & ~3))
+
+/* One run of a staged tile: count ints bound for out[at ..], held at
+ * staged[from ..], with from % 4 == at % 4, so that, out being 16-byte
+ * aligned, every 16-byte vector of out the run touches lines up with one
+ * of staged. */
+struct StagedRun {
+    size_t at;
+    unsigned from, count;
+};
+
+/* Where a run bound for out[at ..] starts in the staging buffer, given
+ * the first free slot there that is a multiple of 4. */
+__device__ inline unsigned stagedFrom(unsigned free4, size_t at)
+{
+    return free4 + (unsigned)(at % 4);
+}
+
+/* Writes the runs of a staged tile, by every thread of the block after a
+ * barrier that follows the last write to staged (16-byte aligned). vec:
+ * out is 16-byte aligned and the block may use 16-byte stores; else one
+ * int per thread per store. */
+template <int THREADS, int RUNS>
+__device__ void storeStaged(int *out, const int *staged,
+                            const StagedRun (&r)[RUNS], bool vec)
+{
+    if (!vec) {
+#pragma unroll
+        for (int i = 0; i < RUNS; ++i)
+            for (unsigned k = threadIdx.x; k < r[i].count; k += THREADS)
+                out[r[i].at + k] = staged[r[i].from + k];
+        return;
+    }
+    /* Run i: head[i] ints up to the first 16-byte boundary of out, then
+     * whole[i] vectors, then fewer than 4 ints. The runs' vectors are dealt
+     * out together, so two short runs keep as many threads busy as one long
+     * one; the ints at the edges (at most 3 + 3 per run) go one by one. */
+    unsigned head[RUNS], whole[RUNS], total = 0;
+#pragma unroll
+    for (int i = 0; i < RUNS; ++i) {
+        const unsigned toEdge = (4u - (unsigned)(r[i].at % 4)) % 4u;
+        head[i] = r[i].count < toEdge ? r[i].count : toEdge;
+        whole[i] = (r[i].count - head[i]) / 4;
+        total += whole[i];
+    }
+    /* Not unrolled: a few rounds per thread, and unrolled copies would
+     * cost registers that the tile loop's two register sets need. */
+#pragma unroll 1
+    for (unsigned q = threadIdx.x; q < total; q += THREADS) {
+        StagedRun run = r[0];
+        unsigned p = q, skip = head[0];
+        bool later = true;
+#pragma unroll
+        for (int i = 0; i + 1 < RUNS; ++i) {
+            later = later && p >= whole[i];
+            if (later) {
+                p -= whole[i];
+                run = r[i + 1];
+                skip = head[i + 1];
+            }
+        }
+        /* out + at + skip is 16-byte aligned, and staged + from + skip with
+         * it (from % 4 == at % 4). */
+        const unsigned k = skip + 4 * p;
+        *reinterpret_cast<int4 *>(out + run.at + k) =
+            *reinterpret_cast<const int4 *>(staged + run.from + k);
+    }
+    if (threadIdx.x < 8u * RUNS) {
+        const int i = (int)(threadIdx.x / 8), e = (int)(threadIdx.x % 8);
+        StagedRun run = r[0];
+        unsigned h = head[0], w = whole[0];
+#pragma unroll
+        for (int j = 1; j < RUNS; ++j)
+            if (i == j) {
+                run = r[j];
+                h = head[j];
+                w = whole[j];
+            }
+        /* e 0..3: the head's ints; 4..7: the tail's. */
+        const unsigned k = e < 4 ? (unsigned)e : h + 4 * w + (unsigned)(e - 4);
+        if ((e < 4 ? k < h : true) && k < run.count)
+            out[run.at + k] = staged[run.from + k];
+    }
+}
 
 /* ------------------------------------------------------------------------
  * The tile loops. A single-pass kernel is a loop over the tiles its block

@@ -235,103 +235,14 @@ __global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
  *                  the runs leave as 16-byte stores, whole vectors of out,
  *                  and only the ints before a run's first 16-byte boundary
  *                  and after its last (at most 3 each) one by one.
+ * The modes, stagedFrom and storeStaged are lookback.cuh's, shared with the
+ * exercise's one-pass split (three runs per tile).
  *
  * Contract of every kernel here: in and out do not overlap (both
  * __restrict__); the state the launcher provides holds what its contract
  * says at launch (zeros from a memset, or the counting pass's counts); any
  * grid of at least one block is correct; n = 0 launches nothing; stallNs >
  * 0 turns on the look-back's debug stalls (checks only). */
-
-enum { STORE_DIRECT, STORE_STAGED, STORE_VECTORS };
-
-/* Ints of staging a tile of SIZE ints needs: the tile, plus up to 3
- * before the first run (its offset modulo 4 in out), 3 to round that run
- * up to a multiple of 4, and 3 before the second run: 9, rounded up to a
- * whole vector. */
-#define STAGED_INTS(SIZE) ((SIZE) + 12)
-
-/* One run of a staged tile: count ints bound for out[at ..], held at
- * staged[from ..], with from % 4 == at % 4, so that, out being 16-byte
- * aligned, every 16-byte vector of out the run touches lines up with one
- * of staged. */
-struct StagedRun {
-    size_t at;
-    unsigned from, count;
-};
-
-/* Where a run bound for out[at ..] starts in the staging buffer, given
- * the first free slot there that is a multiple of 4. */
-__device__ inline unsigned stagedFrom(unsigned free4, size_t at)
-{
-    return free4 + (unsigned)(at % 4);
-}
-
-/* Writes the runs of a staged tile, by every thread of the block after a
- * barrier that follows the last write to staged (16-byte aligned). vec:
- * out is 16-byte aligned and the block may use 16-byte stores; else one
- * int per thread per store. */
-template <int THREADS, int RUNS>
-__device__ void storeStaged(int *out, const int *staged,
-                            const StagedRun (&r)[RUNS], bool vec)
-{
-    if (!vec) {
-#pragma unroll
-        for (int i = 0; i < RUNS; ++i)
-            for (unsigned k = threadIdx.x; k < r[i].count; k += THREADS)
-                out[r[i].at + k] = staged[r[i].from + k];
-        return;
-    }
-    /* Run i: head[i] ints up to the first 16-byte boundary of out, then
-     * whole[i] vectors, then fewer than 4 ints. The runs' vectors are dealt
-     * out together, so two short runs keep as many threads busy as one long
-     * one; the ints at the edges (at most 3 + 3 per run) go one by one. */
-    unsigned head[RUNS], whole[RUNS], total = 0;
-#pragma unroll
-    for (int i = 0; i < RUNS; ++i) {
-        const unsigned toEdge = (4u - (unsigned)(r[i].at % 4)) % 4u;
-        head[i] = r[i].count < toEdge ? r[i].count : toEdge;
-        whole[i] = (r[i].count - head[i]) / 4;
-        total += whole[i];
-    }
-    /* Not unrolled: a few rounds per thread, and unrolled copies would
-     * cost registers that the tile loop's two register sets need. */
-#pragma unroll 1
-    for (unsigned q = threadIdx.x; q < total; q += THREADS) {
-        StagedRun run = r[0];
-        unsigned p = q, skip = head[0];
-        bool later = true;
-#pragma unroll
-        for (int i = 0; i + 1 < RUNS; ++i) {
-            later = later && p >= whole[i];
-            if (later) {
-                p -= whole[i];
-                run = r[i + 1];
-                skip = head[i + 1];
-            }
-        }
-        /* out + at + skip is 16-byte aligned, and staged + from + skip with
-         * it (from % 4 == at % 4). */
-        const unsigned k = skip + 4 * p;
-        *reinterpret_cast<int4 *>(out + run.at + k) =
-            *reinterpret_cast<const int4 *>(staged + run.from + k);
-    }
-    if (threadIdx.x < 8u * RUNS) {
-        const int i = (int)(threadIdx.x / 8), e = (int)(threadIdx.x % 8);
-        StagedRun run = r[0];
-        unsigned h = head[0], w = whole[0];
-#pragma unroll
-        for (int j = 1; j < RUNS; ++j)
-            if (i == j) {
-                run = r[j];
-                h = head[j];
-                w = whole[j];
-            }
-        /* e 0..3: the head's ints; 4..7: the tail's. */
-        const unsigned k = e < 4 ? (unsigned)e : h + 4 * w + (unsigned)(e - 4);
-        if ((e < 4 ? k < h : true) && k < run.count)
-            out[run.at + k] = staged[run.from + k];
-    }
-}
 
 /* How many elements of each of the thread's vectors Keep keeps. */
 template <class Keep, int VECS>
@@ -398,8 +309,10 @@ compactSinglePass(const int *__restrict__ in, int *__restrict__ out, size_t n,
 {
     typedef StripedTile<THREADS, ITEMS> Tile;
     __shared__ PassShared<THREADS, ITEMS> sh;
+    /* One run needs STAGED_INTS(SIZE, 1), 8 ints less: the size for two is
+     * the one every configuration here was measured with. */
     __shared__ __align__(16)
-        int staged[STORE == STORE_DIRECT ? 4 : STAGED_INTS(Tile::SIZE)];
+        int staged[STORE == STORE_DIRECT ? 4 : STAGED_INTS(Tile::SIZE, 2)];
     const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
     const bool vecOut = STORE == STORE_VECTORS && (uintptr_t)out % 16 == 0;
 
@@ -549,7 +462,7 @@ partitionRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
     (void)stallNs;
     typedef StripedTile<THREADS, ITEMS> Tile;
     __shared__ typename Tile::Storage st;
-    __shared__ __align__(16) int staged[STAGED_INTS(Tile::SIZE)];
+    __shared__ __align__(16) int staged[STAGED_INTS(Tile::SIZE, 2)];
     __shared__ unsigned tileEvensSlot;
     const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
     const bool vecOut = (uintptr_t)out % 16 == 0;
@@ -631,7 +544,7 @@ partitionStable(const int *__restrict__ in, int *__restrict__ out, size_t n,
 {
     typedef StripedTile<THREADS, ITEMS> Tile;
     __shared__ PassShared<THREADS, ITEMS> sh;
-    __shared__ __align__(16) int staged[STAGED_INTS(Tile::SIZE)];
+    __shared__ __align__(16) int staged[STAGED_INTS(Tile::SIZE, 2)];
     const size_t evens = (size_t)state[0];
     unsigned long long *lookback = state + 1;
     const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
