@@ -14,7 +14,11 @@
  * written as three contiguous runs at
  *     negatives before + r,  A + zeros before + r,
  *     A + B + positives before + r     (positives before = tile start -
- *                                       negatives before - zeros before).
+ *                                       negatives before - zeros before),
+ * one int per thread per store, or (the "vector stores" configurations)
+ * with each run staged at its destination's offset modulo 4 and written
+ * as 16-byte vectors, as day 33's stable partition writes its two runs
+ * (storeStaged, ../day31-scan/lookback.cuh).
  * The schemes differ in how a tile learns the negatives and zeros before
  * it (splitConfigs holds configurations of both):
  *   COUNTS PER BLOCK (production; day 33's stable partition's scheme, its
@@ -124,11 +128,16 @@ __device__ inline void signsPerVector(const int4 (&x)[VECS],
  * tZero: the tile's negatives and zeros; negAt, zeroAt, posAt: where its
  * negatives, zeros and positives start in out; valid: its real elements.
  * The tile is staged as [negatives | zeros | positives], each group in
- * input order; a barrier; then the three runs leave, one int per thread
- * per store, every warp's store 32 consecutive ints but where a run ends.
- * Reads stage after its barrier: the caller's next write of stage must
- * come after another. */
-template <int THREADS, int ITEMS>
+ * input order; a barrier; then the three runs leave. STORE_STAGED: the
+ * groups packed from stage[0] (Tile::SIZE ints), written one int per
+ * thread per store, every warp's store 32 consecutive ints but where a run
+ * ends. STORE_VECTORS: each group staged at its run's offset modulo 4 in
+ * out (stage: STAGED_INTS(Tile::SIZE, 3) ints, 16-byte aligned), written
+ * by storeStaged (lookback.cuh) as 16-byte vectors where out is 16-byte
+ * aligned, as day 33's stable partition writes its two runs. Reads stage
+ * after its barrier: the caller's next write of stage must come after
+ * another. */
+template <int THREADS, int ITEMS, int STORE>
 __device__ void placeSplitTile(
     int *__restrict__ out, int *stage,
     const typename StripedTile<THREADS, ITEMS>::Storage &st,
@@ -138,6 +147,16 @@ __device__ void placeSplitTile(
 {
     typedef StripedTile<THREADS, ITEMS> Tile;
     static_assert(Tile::SIZE < 65536, "a tile's counts fit in 16 bits");
+    static_assert(STORE == STORE_STAGED || STORE == STORE_VECTORS,
+                  "the split always stages");
+    constexpr bool VECTORS = STORE == STORE_VECTORS;
+    /* Where each group starts in stage. */
+    const unsigned negFrom = VECTORS ? stagedFrom(0, negAt) : 0;
+    const unsigned zeroFrom =
+        VECTORS ? stagedFrom((negFrom + tNeg + 3) & ~3u, zeroAt) : tNeg;
+    const unsigned posFrom =
+        VECTORS ? stagedFrom((zeroFrom + tZero + 3) & ~3u, posAt)
+                : tNeg + tZero;
 #pragma unroll
     for (int j = 0; j < Tile::VECS; ++j) {
         const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
@@ -149,20 +168,27 @@ __device__ void placeSplitTile(
 #pragma unroll
         for (int c = 0; c < 4; ++c) {
             if (at + c < valid)
-                stage[e[c] < 0 ? negR
-                      : e[c] == 0 ? tNeg + zeroR
-                                  : tNeg + tZero + (at + c - negR - zeroR)] =
-                    e[c];
+                stage[e[c] < 0 ? negFrom + negR
+                      : e[c] == 0 ? zeroFrom + zeroR
+                                  : posFrom + (at + c - negR - zeroR)] = e[c];
             negR += e[c] < 0;
             zeroR += e[c] == 0;
         }
     }
-    /* Every slot of stage below valid is written before it is read. */
+    /* Every slot of stage that a run covers is written before it is
+     * read. */
     __syncthreads();
-    for (unsigned k = threadIdx.x; k < valid; k += THREADS)
-        out[k < tNeg ? negAt + k
-            : k < tNeg + tZero ? zeroAt + (k - tNeg)
-                               : posAt + (k - tNeg - tZero)] = stage[k];
+    if constexpr (VECTORS) {
+        const StagedRun runs[3] = {{negAt, negFrom, tNeg},
+                                   {zeroAt, zeroFrom, tZero},
+                                   {posAt, posFrom, valid - tNeg - tZero}};
+        storeStaged<THREADS>(out, stage, runs, (uintptr_t)out % 16 == 0);
+    } else {
+        for (unsigned k = threadIdx.x; k < valid; k += THREADS)
+            out[k < tNeg ? negAt + k
+                : k < tNeg + tZero ? zeroAt + (k - tNeg)
+                                   : posAt + (k - tNeg - tZero)] = stage[k];
+    }
 }
 
 /* ---- Counts per block (the production scheme) ---- */
@@ -207,8 +233,10 @@ countSplitRanges(const int *__restrict__ in, size_t n,
  * range's end, so that the tiles pass 1 read last, which may still be in
  * the L2, are read first). stallNs is not read: nothing here waits on
  * another block. __launch_bounds__(THREADS, MIN_BLOCKS): blocks per SM, as
- * splitConfigs' names say. */
-template <int THREADS, int ITEMS, int MIN_BLOCKS, bool AHEAD, bool BACKWARD>
+ * splitConfigs' names say. STORE: how placeSplitTile writes each tile's
+ * three runs (STORE_STAGED or STORE_VECTORS). */
+template <int THREADS, int ITEMS, int MIN_BLOCKS, bool AHEAD, bool BACKWARD,
+          int STORE>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 splitRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
             unsigned long long *__restrict__ blockCounts, unsigned stallNs)
@@ -216,7 +244,10 @@ splitRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
     (void)stallNs;
     typedef StripedTile<THREADS, ITEMS> Tile;
     __shared__ typename Tile::Storage st;
-    __shared__ int stage[Tile::SIZE];
+    /* 16-byte vectors of stage are read only with STORE_VECTORS. */
+    __shared__ alignas(STORE == STORE_VECTORS ? 16 : 4) int
+        stage[STORE == STORE_VECTORS ? STAGED_INTS(Tile::SIZE, 3)
+                                     : Tile::SIZE];
     __shared__ unsigned tileCounts;
     const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
 
@@ -262,7 +293,7 @@ splitRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
         const unsigned zeroBefore = BACKWARD ? zeroRun - tZero : zeroRun;
         negRun = BACKWARD ? negBefore : negRun + tNeg;
         zeroRun = BACKWARD ? zeroBefore : zeroRun + tZero;
-        placeSplitTile<THREADS, ITEMS>(
+        placeSplitTile<THREADS, ITEMS, STORE>(
             out, stage, st, x, v, tNeg, tZero, negBefore, a + zeroBefore,
             ab + ((unsigned)base - negBefore - zeroBefore), valid);
     };
@@ -354,7 +385,7 @@ splitOnePass(const int *in, int *__restrict__ out, size_t n,
         __syncthreads();
         const size_t negBefore = (size_t)before.first;
         const size_t zeroBefore = (size_t)before.second;
-        placeSplitTile<THREADS, ITEMS>(
+        placeSplitTile<THREADS, ITEMS, STORE_STAGED>(
             out, stage, st, x, v, tileCounts & 0xffffu, tileCounts >> 16,
             negBefore, a + zeroBefore, ab + (base - negBefore - zeroBefore),
             valid);
@@ -378,9 +409,11 @@ typedef void (*SplitKernel)(const int *, int *, size_t, unsigned long long *,
  * scan.cu's passConfigs: threads x ints per thread; "ahead": the next
  * tile's loads in flight while this one is split; "backward": each block
  * walks its range from the end; the look-back's atomics and window; blocks
- * per SM from __launch_bounds__. Every one is built and checked; the first
- * is the production one; --variants times them all. "(untuned)" marks the
- * configuration before the look-back's tuning. */
+ * per SM from __launch_bounds__ (none named: no minimum); "vector stores":
+ * each tile's three runs leave as 16-byte vectors (STORE_VECTORS), else
+ * one int per thread per store (STORE_STAGED). Every one is built and
+ * checked; the first is the production one; --variants times them all.
+ * "(untuned)" marks the configuration before the look-back's tuning. */
 typedef enum { SPLIT_COUNTS, SPLIT_LOOKBACK } SplitScheme;
 
 typedef struct {
@@ -391,27 +424,34 @@ typedef struct {
     int threads, items;
 } SplitConfig;
 
-#define COUNTS(T, I, B, A, W)                                                \
-    SPLIT_COUNTS, countSplitRanges<T, I, A>, splitRanges<T, I, B, A, W>, T, I
+#define COUNTS(T, I, B, A, W, S)                                             \
+    SPLIT_COUNTS, countSplitRanges<T, I, A>, splitRanges<T, I, B, A, W, S>,  \
+        T, I
 #define LOOKBACK(T, I, B, P, A)                                              \
     SPLIT_LOOKBACK, countSigns, splitOnePass<T, I, B, P, A>, T, I
 static const SplitConfig splitConfigs[] = {
     {"256 x 16 ahead, counts per block, backward, 4 blocks/SM",
-     COUNTS(256, 16, 4, true, true)},
+     COUNTS(256, 16, 4, true, true, STORE_STAGED)},
     {"256 x 16, look-back, acq-rel, window 32, 4 blocks/SM",
      LOOKBACK(256, 16, 4, LookbackAcqRel32, false)},
     {"256 x 16 ahead, look-back, relaxed, window 128, 4 blocks/SM (untuned)",
      LOOKBACK(256, 16, 4, LookbackRelaxed128, true)},
     {"256 x 16 ahead, counts per block, 4 blocks/SM",
-     COUNTS(256, 16, 4, true, false)},
+     COUNTS(256, 16, 4, true, false, STORE_STAGED)},
     {"256 x 16, counts per block, backward, 4 blocks/SM",
-     COUNTS(256, 16, 4, false, true)},
+     COUNTS(256, 16, 4, false, true, STORE_STAGED)},
     {"256 x 16, counts per block, 4 blocks/SM",
-     COUNTS(256, 16, 4, false, false)},
+     COUNTS(256, 16, 4, false, false, STORE_STAGED)},
     {"512 x 16 ahead, counts per block, backward, 2 blocks/SM",
-     COUNTS(512, 16, 2, true, true)},
+     COUNTS(512, 16, 2, true, true, STORE_STAGED)},
     {"256 x 32 ahead, counts per block, backward, 2 blocks/SM",
-     COUNTS(256, 32, 2, true, true)},
+     COUNTS(256, 32, 2, true, true, STORE_STAGED)},
+    {"256 x 16 ahead, counts per block, backward, 4 blocks/SM, vector stores",
+     COUNTS(256, 16, 4, true, true, STORE_VECTORS)},
+    {"256 x 16, counts per block, backward, 4 blocks/SM, vector stores",
+     COUNTS(256, 16, 4, false, true, STORE_VECTORS)},
+    {"256 x 16 ahead, counts per block, backward, vector stores",
+     COUNTS(256, 16, 1, true, true, STORE_VECTORS)},
 };
 #undef COUNTS
 #undef LOOKBACK
