@@ -908,7 +908,10 @@ static void driverFailed(const char *what)
  * the sealed reference uploaded (from the stage at stage and stage + n
  * when stage is not NULL, else from b->hIn and b->hGot, which this fills
  * with the sealed reference, by a plain copy), the ranks made, then
- * checked on the device into rank slot slot, the totals copied beside. */
+ * checked on the device into rank slot slot, the totals copied beside,
+ * and the slot copied to b->pinned->rank[slot] before any later launch:
+ * a student's kernel that writes far outside its output can reach device
+ * memory, and must not change the verdict on the driver's ranks. */
 static void groupEnqueue(Buffers *b, const Group *g, const int *stage,
                          int slot)
 {
@@ -939,14 +942,23 @@ static void groupEnqueue(Buffers *b, const Group *g, const int *stage,
     }
     HX_CHECK(cudaMemcpyAsync(d->totals, b->totals, sizeof d->totals,
                              cudaMemcpyDeviceToDevice, 0));
+    HX_CHECK(cudaMemcpyAsync(b->pinned->rank + slot, d, sizeof *d,
+                             cudaMemcpyDeviceToHost, 0));
+}
+
+/* 1 when rank slot r (arrived on the host) does not hold group g's
+ * ranks. */
+static int ranksWrong(const RankCheck *r, const Group *g)
+{
+    return r->bad || (size_t)r->totals[0] != g->a ||
+           (size_t)r->totals[1] != g->ab - g->a;
 }
 
 /* Exits through driverFailed when rank slot r (arrived on the host) does
  * not hold group g's ranks. */
 static void ranksChecked(const RankCheck *r, const Group *g)
 {
-    if (r->bad || (size_t)r->totals[0] != g->a ||
-        (size_t)r->totals[1] != g->ab - g->a) {
+    if (ranksWrong(r, g)) {
         char what[200];
         snprintf(what, sizeof what, "the driver's ranks are wrong at n=%zu "
                  "(%llu bad, totals %d and %d, want %zu and %zu)", g->n,
@@ -962,8 +974,6 @@ static void ranksChecked(const RankCheck *r, const Group *g)
 static void groupDevice(Buffers *b, const Group *g)
 {
     groupEnqueue(b, g, NULL, 0);
-    HX_CHECK(cudaMemcpyAsync(b->pinned->rank, b->rankCheck,
-                             sizeof(RankCheck), cudaMemcpyDeviceToHost, 0));
     HX_CHECK(cudaStreamSynchronize(0));
     ranksChecked(b->pinned->rank, g);
 }
@@ -1377,9 +1387,12 @@ static int flightUnderWay(void)
 }
 
 /* Reports the runs of the batch in flight before run stop, in order,
- * while every launch of each arrived clean (grade mode: their results;
- * student mode: their PASS lines): a fault or a stop later in the batch
- * leaves them reported as they would have been one run at a time. */
+ * while every launch of each arrived clean and its group's ranks were
+ * right (grade mode: their results; student mode: their PASS lines): a
+ * fault or a stop later in the batch leaves them reported as they would
+ * have been one run at a time. A group's rank check is copied to the host
+ * before its first launch, so it has arrived once that launch's slot
+ * has. */
 static void flightReportArrived(int stop)
 {
     const Batch *t = g_flight.t;
@@ -1399,6 +1412,8 @@ static void flightReportArrived(int stop)
                 if (!got.done || !scanClean(&got))
                     return;
             }
+            if (ranksWrong(&g_flight.b->pinned->rank[gi], &bg->g))
+                return;
             s += r->launches;
             Outcome o;
             passOutcome(r, &bg->g, &o);
@@ -1650,9 +1665,6 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
             }
         }
     }
-    HX_CHECK(cudaMemcpyAsync(b->pinned->rank, b->rankCheck,
-                             (size_t)t->groups * sizeof(RankCheck),
-                             cudaMemcpyDeviceToHost, 0));
     batchWait(c, b, p, t);
     pthread_mutex_lock(&g_flightLock);
     g_flight.t = NULL;
