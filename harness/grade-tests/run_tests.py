@@ -336,6 +336,7 @@ FAKE_CASES = {   # marker: (reason, status)
     "timing_bad": ("nondeterministic", "fail"), "slow_20": ("pass", "pass"),
     "timing_fault": ("crash", "fail"),
     "memcheck": ("out_of_bounds", "fail"), "pass.copy": ("pass", "pass"),
+    "batch_fault": ("crash", "fail"), "batch_boundary": ("boundary", "fail"),
 }
 
 
@@ -529,6 +530,19 @@ def _check_fake_details(out, rows):
     res = results("exit3")
     check("not a verdict" in res["output"], "an environment error says it "
           "is not a verdict on the kernel")
+    # One batch: every run started at once; the runs after the one the
+    # plan stopped in (a fault's, or the first failing) count as not run.
+    for m, stop, why in (("batch_fault", 2, "CUDA_ERROR_ILLEGAL_ADDRESS"),
+                         ("batch_boundary", 1, "boundaries found 10, 19")):
+        runs = [t for t in results(m)["tests"] if t["name"].startswith("run ")]
+        got = [(t["status"], t["output"].startswith("not run:"), why in
+                t["output"]) for t in runs]
+        want = [("passed", False, False)] * stop + [("failed", False, True)]
+        want += [("failed", True, True)] * (4 - stop - 1)
+        check(got == want and ("run %d (" % stop) in detail(m),
+              "%s: the runs before run %d pass, it fails with the verdict, "
+              "the later ones started in its batch are not run: %s"
+              % (m, stop, got))
     text = open(os.path.join(out, "submissions", "flood", "log.txt")).read()
     check("bytes left out" in text and "1 unreadable lines" in text,
           "flood: output capped in log.txt, the junk line counted")
