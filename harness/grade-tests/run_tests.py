@@ -25,8 +25,10 @@ package harness/grader/).
 4. Without a GPU: grade.py without --build-only says so at the start and
    at the end, exits 3 and writes no grades.
 5. With a GPU (the probe finds one): the corpus graded for real, with
-   memcheck's run, every case's final verdict exact; then oob_mib
-   without memcheck's run, which passes (the guards cannot see it).
+   memcheck's run, every case's final verdict exact; crash, trap and
+   timeout named by the driver at the run they stop in, after one result
+   for each run before it; then oob_mib without memcheck's run, which
+   passes (the guards cannot see it).
 Ends with "N passed, M failed"; exits 1 on any failure.
 """
 
@@ -799,7 +801,38 @@ def test_gpu(tmp, keep):
     row = got.get("submissions/oob_mib", {})
     check("memcheck" in row.get("detail", ""), "oob_mib's finding is "
           "memcheck's: %s" % row.get("detail", "")[:90])
+    _check_gpu_stops(out, got, folders)
     test_gpu_no_sanitize(tmp)
+
+
+def _check_gpu_stops(out, got, folders):
+    """A fault or a hang inside a batch: each of these kernels stops in
+    the plan's first run with n > 0 (its first launch); the driver itself
+    names that run, after one passing result for every run before it."""
+    for case, said in (("crash", "scatterThreeWay failed"),
+                       ("trap", "scatterThreeWay failed"),
+                       ("timeout", "stopped by the driver's watchdog")):
+        detail = got.get("submissions/" + folders[case], {}).get("detail", "")
+        named = re.match(r"run (\d+) \(n=1 mix=thirds grid=1x256\): ",
+                         detail)
+        k = int(named.group(1)) if named else -1
+        try:
+            with open(os.path.join(out, "submissions", folders[case],
+                                   "events.jsonl")) as f:
+                events = [e for e in map(json.loads, f)
+                          if e.get("_process") == "plan"]
+        except (OSError, ValueError):
+            events = []
+        results = [(e.get("run"), e.get("status")) for e in events
+                   if e.get("event") == "result"]
+        stops = [e.get("run") for e in events
+                 if e.get("event") in ("fault", "timeout", "end")]
+        check(named and said in detail and stops == [k] and
+              results == [(r, "pass") for r in range(k)],
+              "%s: the driver names run %d and reports the %d runs before "
+              "it once each (results %s, stops %s): %s" % (
+                  case, k, max(k, 0), [r for r, _ in results], stops,
+                  detail[:90]))
 
 
 def test_gpu_no_sanitize(tmp):
