@@ -151,6 +151,18 @@ def test_process(tmp):
           running._late_run(both, 3.5) == (3, 3.0),
           "per-run watchdog: runs open together share their limits, "
           "summed; the first open one is named")
+    # Stopped between two batches: every run started has its result, but
+    # the plan's 4 runs are not all done, so the timing has not begun.
+    between = ("import json,time\nf=open(%r,'w')\nw=lambda e: (f.write("
+               "json.dumps(e)+'\\n'), f.flush())\nw({'event':'begin',"
+               "'runs':4})\nfor k in (0,1): w({'event':'start','run':k,"
+               "'label':'n=%%d' %% k}); w({'event':'result','run':k,"
+               "'status':'pass'})\ntime.sleep(60)" % (res + "c"))
+    r = running.run_process([py, "-c", between], "between", res + "c", None,
+                            30, 1.0)
+    check(r.killed == ("submission", None, 1.0) and "after run 1 (n=1), "
+          "before the next batch" in judge.classify(r)[1],
+          "stopped between two batches: %s" % judge.classify(r)[1])
     r = running.run_process([py, "-c", "import time; time.sleep(60)"],
                             "silent", res + "2", None, 1.0, 1.5)
     check(r.killed == ("submission", None, 1.5) and "before the first run"
