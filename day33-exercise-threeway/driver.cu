@@ -228,14 +228,15 @@ static void eventFault(const char *call, const char *error)
 /* While a batch of runs is in flight, a fault of the student's kernel
  * surfaces at whichever later call of the driver comes first; this names
  * the run it happened in instead (flightFault, set by the batch code).
- * Returns 1 when it reported the exit. */
-static int (*g_flightFault)(void);
+ * Returns 1 when it reported the exit; with exiting, the batch is no
+ * longer in flight when it returns either way. */
+static int (*g_flightFault)(int exiting);
 
 /* An exit the driver did not plan (hx_cuda_check's, on a CUDA error in
  * the driver's own calls) still names the run it happened in. */
 static void faultAtExit(void)
 {
-    if (g_flightFault && g_flightFault())
+    if (g_flightFault && g_flightFault(1))
         return;
     const cudaError_t err = cudaPeekAtLastError();
     eventFault("a CUDA call of the driver (its line is on stderr)",
@@ -908,7 +909,10 @@ static void driverFailed(const char *what)
  * the sealed reference uploaded (from the stage at stage and stage + n
  * when stage is not NULL, else from b->hIn and b->hGot, which this fills
  * with the sealed reference, by a plain copy), the ranks made, then
- * checked on the device into rank slot slot, the totals copied beside. */
+ * checked on the device into rank slot slot, the totals copied beside,
+ * and the slot copied to b->pinned->rank[slot] before any later launch:
+ * a student's kernel that writes far outside its output can reach device
+ * memory, and must not change the verdict on the driver's ranks. */
 static void groupEnqueue(Buffers *b, const Group *g, const int *stage,
                          int slot)
 {
@@ -939,14 +943,23 @@ static void groupEnqueue(Buffers *b, const Group *g, const int *stage,
     }
     HX_CHECK(cudaMemcpyAsync(d->totals, b->totals, sizeof d->totals,
                              cudaMemcpyDeviceToDevice, 0));
+    HX_CHECK(cudaMemcpyAsync(b->pinned->rank + slot, d, sizeof *d,
+                             cudaMemcpyDeviceToHost, 0));
+}
+
+/* 1 when rank slot r (arrived on the host) does not hold group g's
+ * ranks. */
+static int ranksWrong(const RankCheck *r, const Group *g)
+{
+    return r->bad || (size_t)r->totals[0] != g->a ||
+           (size_t)r->totals[1] != g->ab - g->a;
 }
 
 /* Exits through driverFailed when rank slot r (arrived on the host) does
  * not hold group g's ranks. */
 static void ranksChecked(const RankCheck *r, const Group *g)
 {
-    if (r->bad || (size_t)r->totals[0] != g->a ||
-        (size_t)r->totals[1] != g->ab - g->a) {
+    if (ranksWrong(r, g)) {
         char what[200];
         snprintf(what, sizeof what, "the driver's ranks are wrong at n=%zu "
                  "(%llu bad, totals %d and %d, want %zu and %zu)", g->n,
@@ -962,8 +975,6 @@ static void ranksChecked(const RankCheck *r, const Group *g)
 static void groupDevice(Buffers *b, const Group *g)
 {
     groupEnqueue(b, g, NULL, 0);
-    HX_CHECK(cudaMemcpyAsync(b->pinned->rank, b->rankCheck,
-                             sizeof(RankCheck), cudaMemcpyDeviceToHost, 0));
     HX_CHECK(cudaStreamSynchronize(0));
     ranksChecked(b->pinned->rank, g);
 }
@@ -1377,9 +1388,12 @@ static int flightUnderWay(void)
 }
 
 /* Reports the runs of the batch in flight before run stop, in order,
- * while every launch of each arrived clean (grade mode: their results;
- * student mode: their PASS lines): a fault or a stop later in the batch
- * leaves them reported as they would have been one run at a time. */
+ * while every launch of each arrived clean and its group's ranks were
+ * right (grade mode: their results; student mode: their PASS lines): a
+ * fault or a stop later in the batch leaves them reported as they would
+ * have been one run at a time. A group's rank check is copied to the host
+ * before its first launch, so it has arrived once that launch's slot
+ * has. */
 static void flightReportArrived(int stop)
 {
     const Batch *t = g_flight.t;
@@ -1399,6 +1413,8 @@ static void flightReportArrived(int stop)
                 if (!got.done || !scanClean(&got))
                     return;
             }
+            if (ranksWrong(&g_flight.b->pinned->rank[gi], &bg->g))
+                return;
             s += r->launches;
             Outcome o;
             passOutcome(r, &bg->g, &o);
@@ -1413,14 +1429,20 @@ static void flightReportArrived(int stop)
 /* A CUDA error while the batch in flight ran: when it is the context's
  * (a fault: every later call returns it), it is the run under way's, so
  * report the runs before it and the fault as that run's; returns 1. Any
- * other error: 0 (the caller reports it as the driver's). */
-static int flightFault(void)
+ * other error: 0 (the caller reports it as the driver's). exiting: the
+ * process exits whatever this returns, so the batch stops being in
+ * flight here, under the lock: from then on the watchdog writes no event
+ * that could interleave with the exit's, and reads no slot of the
+ * page-locked memory that the runtime's exit handlers free. */
+static int flightFault(int exiting)
 {
     pthread_mutex_lock(&g_flightLock);
     const cudaError_t e = g_flight.t ? cudaStreamQuery(0) : cudaSuccess;
     const int k = e == cudaSuccess || e == cudaErrorNotReady
                       ? -1 : flightUnderWay();
     if (k < 0) {
+        if (exiting)
+            g_flight.t = NULL;
         pthread_mutex_unlock(&g_flightLock);
         return 0;
     }
@@ -1555,14 +1577,12 @@ static int batchFill(Buffers *b, const Plan *p, int k, uint64_t seed,
     return k;
 }
 
-/* Waits for batch t, polling: the launches' slots arrive on the host in
- * order, so the first one missing names the run under way. A fault is
- * that run's; so is a stop when no slot has arrived for that run's
- * launch limit. */
-static void batchWait(const Ctx *c, Buffers *b, const Plan *p,
-                      const Batch *t)
+/* Waits for the batch in flight, polling: the launches' slots arrive on
+ * the host in order, so the first one missing names the run under way. A
+ * fault is that run's; so is a stop when no slot has arrived for that
+ * run's launch limit. */
+static void batchWait(Buffers *b)
 {
-    (void)c;
     HX_CHECK(cudaEventRecord(b->done, 0));
     int polls = 0;
     for (;;) {
@@ -1570,17 +1590,12 @@ static void batchWait(const Ctx *c, Buffers *b, const Plan *p,
         if (e == cudaSuccess)
             break;
         if (e != cudaErrorNotReady) {
-            if (flightFault())
+            if (flightFault(1))
                 exit(HX_EXIT_CUDA);
-            const int k = t->slots ? t->slotRun[t->slots - 1]
-                                   : t->group[0].first;
-            const Run *r = &p->run[k];
-            char where[160];
-            g_ev.run = k;
-            g_run = r;
-            describeRun(where, sizeof where, r);
-            studentFault("scatterThreeWay", cudaGetErrorName(e),
-                         cudaGetErrorString(e), where);
+            /* Not the context's error, or every launch's checks arrived
+             * (the student's kernels all ended): the driver's. */
+            hx_cuda_check(e, "cudaEventQuery (the batch's end)", __FILE__,
+                          __LINE__);
         }
         pthread_mutex_lock(&g_flightLock);
         flightWatch();
@@ -1636,7 +1651,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
                     /* A fault of an earlier launch surfacing here is
                      * that run's (flightFault); a refusal is this run's,
                      * reported after the runs before it (runPlan). */
-                    if (flightFault())
+                    if (flightFault(0))
                         exit(HX_EXIT_CUDA);
                     pthread_mutex_lock(&g_flightLock);
                     t->refused = k;
@@ -1650,10 +1665,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
             }
         }
     }
-    HX_CHECK(cudaMemcpyAsync(b->pinned->rank, b->rankCheck,
-                             (size_t)t->groups * sizeof(RankCheck),
-                             cudaMemcpyDeviceToHost, 0));
-    batchWait(c, b, p, t);
+    batchWait(b);
     pthread_mutex_lock(&g_flightLock);
     g_flight.t = NULL;
     pthread_mutex_unlock(&g_flightLock);

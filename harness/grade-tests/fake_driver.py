@@ -5,7 +5,9 @@ without a GPU. It runs no kernel. It writes the result file's JSON Lines
 events, exits with the codes, hangs, crashes or floods its output, as the
 module file asks: a line "FAKE:<behaviour>" anywhere in it (run_tests.py's
 fake compile stage copies the source into the module). Without one it
-behaves as a passing submission with x_copy 10.
+behaves as a passing submission with x_copy 10. "batch_<behaviour>"
+writes every run's "start" first, as the driver does for the runs of one
+batch, then the behaviour's results, faults and ends.
 
 Also a fake compute-sanitizer when run as "fake_driver.py sanitizer ...":
 it runs the rest of its command line, and with FAKE:memcheck in the
@@ -35,6 +37,8 @@ def main(argv):
         module = f.read().decode("utf-8", "replace")
     found = re.search(r"FAKE:([a-z_0-9.]+)", module)
     mode = found.group(1) if found else "pass"
+    batch = mode.startswith("batch_")
+    mode = mode[len("batch_"):] if batch else mode
     out = open(arg(argv, "--result"), "w")
 
     def emit(**ev):
@@ -73,12 +77,19 @@ def main(argv):
             sys.stdout.write(junk)
         sys.stdout.flush()
         out.write("this is not JSON\n")
-    passed = 0
-    for k in range(runs):
+    def start(k):
         label = LABELS[k] if plan == "full" else "n=1000 mix=thirds grid=2x64"
         n = int(label.split()[0][2:])
         emit(event="start", run=k, label=label, n=n, mix="thirds", blocks=3,
              block=64)
+
+    if batch:
+        for k in range(runs):
+            start(k)
+    passed = 0
+    for k in range(runs):
+        if not batch:
+            start(k)
         if mode == "hang_run" and k == 1:
             time.sleep(3600)
         if mode == "fault" and k == 2:

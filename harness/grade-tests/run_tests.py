@@ -25,8 +25,10 @@ package harness/grader/).
 4. Without a GPU: grade.py without --build-only says so at the start and
    at the end, exits 3 and writes no grades.
 5. With a GPU (the probe finds one): the corpus graded for real, with
-   memcheck's run, every case's final verdict exact; then oob_mib
-   without memcheck's run, which passes (the guards cannot see it).
+   memcheck's run, every case's final verdict exact; crash, trap and
+   timeout named by the driver at the run they stop in, after one result
+   for each run before it; then oob_mib without memcheck's run, which
+   passes (the guards cannot see it).
 Ends with "N passed, M failed"; exits 1 on any failure.
 """
 
@@ -149,6 +151,18 @@ def test_process(tmp):
           running._late_run(both, 3.5) == (3, 3.0),
           "per-run watchdog: runs open together share their limits, "
           "summed; the first open one is named")
+    # Stopped between two batches: every run started has its result, but
+    # the plan's 4 runs are not all done, so the timing has not begun.
+    between = ("import json,time\nf=open(%r,'w')\nw=lambda e: (f.write("
+               "json.dumps(e)+'\\n'), f.flush())\nw({'event':'begin',"
+               "'runs':4})\nfor k in (0,1): w({'event':'start','run':k,"
+               "'label':'n=%%d' %% k}); w({'event':'result','run':k,"
+               "'status':'pass'})\ntime.sleep(60)" % (res + "c"))
+    r = running.run_process([py, "-c", between], "between", res + "c", None,
+                            30, 1.0)
+    check(r.killed == ("submission", None, 1.0) and "after run 1 (n=1), "
+          "before the next batch" in judge.classify(r)[1],
+          "stopped between two batches: %s" % judge.classify(r)[1])
     r = running.run_process([py, "-c", "import time; time.sleep(60)"],
                             "silent", res + "2", None, 1.0, 1.5)
     check(r.killed == ("submission", None, 1.5) and "before the first run"
@@ -336,6 +350,7 @@ FAKE_CASES = {   # marker: (reason, status)
     "timing_bad": ("nondeterministic", "fail"), "slow_20": ("pass", "pass"),
     "timing_fault": ("crash", "fail"),
     "memcheck": ("out_of_bounds", "fail"), "pass.copy": ("pass", "pass"),
+    "batch_fault": ("crash", "fail"), "batch_boundary": ("boundary", "fail"),
 }
 
 
@@ -529,6 +544,19 @@ def _check_fake_details(out, rows):
     res = results("exit3")
     check("not a verdict" in res["output"], "an environment error says it "
           "is not a verdict on the kernel")
+    # One batch: every run started at once; the runs after the one the
+    # plan stopped in (a fault's, or the first failing) count as not run.
+    for m, stop, why in (("batch_fault", 2, "CUDA_ERROR_ILLEGAL_ADDRESS"),
+                         ("batch_boundary", 1, "boundaries found 10, 19")):
+        runs = [t for t in results(m)["tests"] if t["name"].startswith("run ")]
+        got = [(t["status"], t["output"].startswith("not run:"), why in
+                t["output"]) for t in runs]
+        want = [("passed", False, False)] * stop + [("failed", False, True)]
+        want += [("failed", True, True)] * (4 - stop - 1)
+        check(got == want and ("run %d (" % stop) in detail(m),
+              "%s: the runs before run %d pass, it fails with the verdict, "
+              "the later ones started in its batch are not run: %s"
+              % (m, stop, got))
     text = open(os.path.join(out, "submissions", "flood", "log.txt")).read()
     check("bytes left out" in text and "1 unreadable lines" in text,
           "flood: output capped in log.txt, the junk line counted")
@@ -785,7 +813,38 @@ def test_gpu(tmp, keep):
     row = got.get("submissions/oob_mib", {})
     check("memcheck" in row.get("detail", ""), "oob_mib's finding is "
           "memcheck's: %s" % row.get("detail", "")[:90])
+    _check_gpu_stops(out, got, folders)
     test_gpu_no_sanitize(tmp)
+
+
+def _check_gpu_stops(out, got, folders):
+    """A fault or a hang inside a batch: each of these kernels stops in
+    the plan's first run with n > 0 (its first launch); the driver itself
+    names that run, after one passing result for every run before it."""
+    for case, said in (("crash", "scatterThreeWay failed"),
+                       ("trap", "scatterThreeWay failed"),
+                       ("timeout", "stopped by the driver's watchdog")):
+        detail = got.get("submissions/" + folders[case], {}).get("detail", "")
+        named = re.match(r"run (\d+) \(n=1 mix=thirds grid=1x256\): ",
+                         detail)
+        k = int(named.group(1)) if named else -1
+        try:
+            with open(os.path.join(out, "submissions", folders[case],
+                                   "events.jsonl")) as f:
+                events = [e for e in map(json.loads, f)
+                          if e.get("_process") == "plan"]
+        except (OSError, ValueError):
+            events = []
+        results = [(e.get("run"), e.get("status")) for e in events
+                   if e.get("event") == "result"]
+        stops = [e.get("run") for e in events
+                 if e.get("event") in ("fault", "timeout", "end")]
+        check(named and said in detail and stops == [k] and
+              results == [(r, "pass") for r in range(k)],
+              "%s: the driver names run %d and reports the %d runs before "
+              "it once each (results %s, stops %s): %s" % (
+                  case, k, max(k, 0), [r for r, _ in results], stops,
+                  detail[:90]))
 
 
 def test_gpu_no_sanitize(tmp):

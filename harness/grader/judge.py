@@ -70,13 +70,20 @@ def label(run, k, phase=None):
 
 
 def where(run):
-    """Which part of the plan a process was in when it stopped."""
+    """Which part of the plan a process was in when it stopped: between
+    two batches every run started has its result, and the plan's runs
+    are not all done (the timing comes only after the last)."""
     ev = run.open_run()
     if ev is not None:
         return "in " + label(run, ev.get("run"))
-    if not run.find("start"):
+    starts = run.find("start")
+    if not starts:
         return "before the first run (context creation or module load)"
     if not run.first("end"):
+        runs = (run.first("begin") or {}).get("runs")
+        if isinstance(runs, int) and len(starts) < runs:
+            return "after %s, before the next batch's runs started" % (
+                label(run, starts[-1].get("run")))
         return "after the last check, while timing"
     return "after its end event"
 
