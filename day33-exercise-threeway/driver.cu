@@ -842,9 +842,13 @@ static void unlockGpu(void) { hx_gpu_lock_release(&g_lock); }
 static void lockTiming(void)
 {
     const double t0 = nowSeconds();
+    /* Each ask twice as long as the last (up to 30 s), so that under a
+     * heavy load of checks the timing is not starved by the gaps. */
+    double ask = 1.0;
     for (;;) {
         const int rc = hx_gpu_lock_take_within(&g_lock, HX_LOCK_EXCLUSIVE,
-                                               1.0);
+                                               ask);
+        ask = ask < 15.0 ? 2 * ask : 30.0;
         if (rc == 0)
             break;
         if (rc < 0) {
@@ -1358,6 +1362,8 @@ static struct {
     const Plan *p;
     const Batch *t;
     int arrived;        /* slots arrived so far, in order */
+    int queued;         /* slots queued so far (the launch before each
+                           is on the GPU's queue) */
     double last;        /* when the last of them arrived (or the batch
                            began) */
 } g_flight;
@@ -1473,8 +1479,12 @@ static void flightWatch(void)
         ++g_flight.arrived;
         g_flight.last = now;
     }
-    if (g_flight.arrived >= t->slots)
+    /* Every launch queued so far has ended: the GPU waits on the host
+     * (it is still queueing), so no launch's clock runs. */
+    if (g_flight.arrived >= g_flight.queued) {
+        g_flight.last = now;
         return;
+    }
     const int k = t->slotRun[g_flight.arrived];
     const Run *r = &g_flight.p->run[k];
     const double limit = launchLimit(g_flight.c, r->n);
@@ -1627,6 +1637,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
     g_flight.p = p;
     g_flight.t = t;
     g_flight.arrived = 0;
+    g_flight.queued = 0;
     g_flight.last = nowSeconds();
     pthread_mutex_unlock(&g_flightLock);
     g_flightFault = flightFault;
@@ -1661,6 +1672,11 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
                     pthread_mutex_unlock(&g_flightLock);
                     break;
                 }
+                /* Queued: its clock runs from here, even if the main
+                 * thread now blocks in a full queue (enqueueScan). */
+                pthread_mutex_lock(&g_flightLock);
+                g_flight.queued = slot + 1;
+                pthread_mutex_unlock(&g_flightLock);
                 enqueueScan(b, b->sealed, 0, slot++);
             }
         }
