@@ -243,12 +243,6 @@ static void faultAtExit(void)
                err != cudaSuccess ? cudaGetErrorName(err) : "see stderr");
 }
 
-static double nowSeconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 /* Where a process's time goes (HX_PROFILE=1 in the environment: one line
  * on stderr at the end): seconds per part, summed over the process. */
@@ -258,7 +252,7 @@ static double g_prof[PROF_PARTS];
 
 static void profAdd(int part, double since)
 {
-    g_prof[part] += nowSeconds() - since;
+    g_prof[part] += hx_now_seconds() - since;
 }
 
 static void profPrint(void)
@@ -299,7 +293,7 @@ static uint64_t randomWord(hx_rng *fallback)
         if (got == (ssize_t)sizeof v)
             return v;
     }
-    return hx_rng_next(fallback) ^ (uint64_t)nowSeconds() ^ (uint64_t)getpid();
+    return hx_rng_next(fallback) ^ (uint64_t)hx_now_seconds() ^ (uint64_t)getpid();
 }
 
 /* ------------------------------------------------------------------ */
@@ -821,7 +815,7 @@ static hx_gpu_lock g_lock;
 /* A lock that cannot be taken is the grading tool's problem: exit 2. */
 static void lockGpu(hx_lock_kind kind)
 {
-    const double t0 = nowSeconds();
+    const double t0 = hx_now_seconds();
     if (hx_gpu_lock_take(&g_lock, kind)) {
         fprintf(stderr, "%s: cannot take the GPU lock (--lock): %s\n", g_prog,
                 strerror(errno));
@@ -841,7 +835,7 @@ static void unlockGpu(void) { hx_gpu_lock_release(&g_lock); }
  * the timing size's uploads included. */
 static void lockTiming(void)
 {
-    const double t0 = nowSeconds();
+    const double t0 = hx_now_seconds();
     /* Each ask twice as long as the last (up to 30 s), so that under a
      * heavy load of checks the timing is not starved by the gaps. */
     double ask = 1.0;
@@ -1051,6 +1045,17 @@ static void studentFault(const char *call, const char *error,
     exit(HX_EXIT_CUDA);
 }
 
+/* Between two polls of a wait: spin briefly (most launches end within
+ * microseconds), then sleep: a grading run shares the CPUs with other
+ * submissions' host work, so a long kernel must cost no CPU. */
+static void pollPause(int *polls)
+{
+    if (++*polls > 100) {
+        const struct timespec nap = {0, 50000};
+        nanosleep(&nap, NULL);
+    }
+}
+
 /* Waits for everything enqueued so far, polling, so that a kernel that
  * never ends is stopped at limit seconds; a fault surfacing here is
  * reported as call's. */
@@ -1058,7 +1063,7 @@ static void waitUntil(Buffers *b, double limit, const char *call,
                       const char *where)
 {
     HX_CHECK(cudaEventRecord(b->done, 0));
-    const double t0 = nowSeconds();
+    const double t0 = hx_now_seconds();
     int polls = 0;
     for (;;) {
         const cudaError_t e = cudaEventQuery(b->done);
@@ -1067,15 +1072,9 @@ static void waitUntil(Buffers *b, double limit, const char *call,
         if (e != cudaErrorNotReady)
             studentFault(call, cudaGetErrorName(e), cudaGetErrorString(e),
                          where);
-        if (nowSeconds() - t0 > limit)
+        if (hx_now_seconds() - t0 > limit)
             timedOut(where, limit);
-        /* Spin briefly (most launches end within microseconds), then
-         * sleep between polls: a grading run shares the CPUs with other
-         * submissions' host work, so a long kernel must cost no CPU. */
-        if (++polls > 100) {
-            const struct timespec nap = {0, 50000};
-            nanosleep(&nap, NULL);
-        }
+        pollPause(&polls);
     }
     (void)cudaGetLastError();   /* cudaErrorNotReady is not an error */
 }
@@ -1474,7 +1473,7 @@ static void flightWatch(void)
     if (!t)
         return;
     const volatile OutputScan *slot = g_flight.b->pinned->scan;
-    const double now = nowSeconds();
+    const double now = hx_now_seconds();
     while (g_flight.arrived < t->slots && slot[g_flight.arrived].done) {
         ++g_flight.arrived;
         g_flight.last = now;
@@ -1561,7 +1560,7 @@ static int batchFill(Buffers *b, const Plan *p, int k, uint64_t seed,
                           t->slots + launches > BATCH_SLOTS ||
                           t->groups == BATCH_GROUPS))
             break;
-        const double t0 = nowSeconds();
+        const double t0 = hx_now_seconds();
         groupHost(b, g, n, p->run[k].mix, seed);
         BatchGroup *bg = &t->group[t->groups++];
         bg->g = *g;
@@ -1610,11 +1609,7 @@ static void batchWait(Buffers *b)
         pthread_mutex_lock(&g_flightLock);
         flightWatch();
         pthread_mutex_unlock(&g_flightLock);
-        /* Spin briefly, then sleep between polls (waitUntil says why). */
-        if (++polls > 100) {
-            const struct timespec nap = {0, 50000};
-            nanosleep(&nap, NULL);
-        }
+        pollPause(&polls);
     }
     (void)cudaGetLastError();   /* cudaErrorNotReady is not an error */
 }
@@ -1625,7 +1620,7 @@ static void batchWait(Buffers *b)
  * device's checks (enqueueScan) into the launch's slot. */
 static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
 {
-    const double t0 = nowSeconds();
+    const double t0 = hx_now_seconds();
     lockGpu(HX_LOCK_SHARED);
     for (int s = 0; s < t->slots; ++s)
         b->pinned->scan[s].done = 0;
@@ -1638,7 +1633,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
     g_flight.t = t;
     g_flight.arrived = 0;
     g_flight.queued = 0;
-    g_flight.last = nowSeconds();
+    g_flight.last = hx_now_seconds();
     pthread_mutex_unlock(&g_flightLock);
     g_flightFault = flightFault;
     int slot = 0;
@@ -1709,7 +1704,7 @@ static void batchOutcome(const Ctx *c, Buffers *b, const Plan *p,
         for (int l = 1; l < r->launches; ++l)
             o->disagree |= !scanClean(&slot[l]);
     } else {
-        const double t0 = nowSeconds();
+        const double t0 = hx_now_seconds();
         char where[160];
         describeRun(where, sizeof where, r);
         groupHost(b, g, r->n, r->mix, seed);
@@ -2430,7 +2425,7 @@ static int openDevice(Session *s)
                  &s->plan, 0);
         return HX_EXIT_OK;
     }
-    const double t0 = nowSeconds();
+    const double t0 = hx_now_seconds();
     buffersAlloc(&s->b, &s->dev, s->plan.maxN, s->a.grade && s->a.time);
     scansFor(&s->b, &s->plan);
     profAdd(PROF_ALLOC, t0);
@@ -2448,7 +2443,7 @@ static void runChecks(Session *s)
     s->c.module = &s->m;
     s->c.runTimeout = s->a.runTimeoutValue;
     runPlan(&s->c, &s->b, &s->plan, s->o.seed, &s->g, &s->t);
-    s->checked = nowSeconds();
+    s->checked = hx_now_seconds();
     if (s->a.planArgs.timingN && s->t.passed == s->t.runs &&
         !(s->g.valid && s->g.n == s->timeN && s->g.mix == HX_MIX_THIRDS))
         groupHost(&s->b, &s->g, s->timeN, HX_MIX_THIRDS, s->o.seed);
@@ -2464,7 +2459,7 @@ static int gradeFinish(Session *s)
                            : s->o.runs > MIN_ROUNDS ? s->o.runs : MIN_ROUNDS;
         const int warmup = s->o.warmup > GRADE_WARMUP ? s->o.warmup
                                                       : GRADE_WARMUP;
-        const double t0 = nowSeconds();
+        const double t0 = hx_now_seconds();
         timingBad = gradeTiming(&s->c, &s->b, &s->g, &s->o, rounds, warmup);
         profAdd(PROF_TIMING, t0);
     }
@@ -2493,7 +2488,7 @@ static int studentFinish(Session *s)
     }
     teardown(&s->b, &s->m);
     profPrint();
-    const double end = nowSeconds();
+    const double end = hx_now_seconds();
     printf("\nwall time: %.1f s (checks %.1f s", end - s->t0,
            s->checked - s->t0);
     if (timeIt)
@@ -2505,7 +2500,7 @@ static int studentFinish(Session *s)
 int main(int argc, char **argv)
 {
     static Session s;
-    s.t0 = nowSeconds();
+    s.t0 = hx_now_seconds();
     g_prog = argc > 0 && argv[0] ? argv[0] : "threeway";
 
     int rc = openFiles(&s, argc, argv);

@@ -10,14 +10,9 @@
 
 #include <time.h>
 
-enum { TURNSTILE = 0, GPU = 1 };
+#include "hx_time.h"
 
-static double nowSeconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
+enum { TURNSTILE = 0, GPU = 1 };
 
 /* One byte's lock: type F_RDLCK, F_WRLCK or F_UNLCK. Returns 0, 1 when
  * busy (only without wait), -1 on error. */
@@ -70,7 +65,7 @@ static int lockKind(hx_gpu_lock *l, hx_lock_kind kind, int wait,
         return rc;
     const short type = kind == HX_LOCK_SHARED ? F_RDLCK : F_WRLCK;
     rc = byteLock(l->fd, GPU, type, wait == 1);
-    while (wait < 0 && rc == 1 && nowSeconds() < deadline) {
+    while (wait < 0 && rc == 1 && hx_now_seconds() < deadline) {
         const struct timespec nap = {0, 1000000};   /* 1 ms */
         nanosleep(&nap, NULL);
         rc = byteLock(l->fd, GPU, type, 0);
@@ -93,7 +88,7 @@ int hx_gpu_lock_take(hx_gpu_lock *l, hx_lock_kind kind)
 int hx_gpu_lock_take_within(hx_gpu_lock *l, hx_lock_kind kind,
                             double seconds)
 {
-    return lockKind(l, kind, -1, nowSeconds() + seconds);
+    return lockKind(l, kind, -1, hx_now_seconds() + seconds);
 }
 
 int hx_gpu_lock_try(hx_gpu_lock *l, hx_lock_kind kind)

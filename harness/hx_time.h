@@ -57,6 +57,10 @@ void hx_table_row(FILE *out, const char *row, int launches,
 void hx_table_note(FILE *out, const char *note);
 void hx_table_end(FILE *out);
 
+/* Seconds on the monotonic clock (for limits and elapsed host time, not
+ * for GPU timings, which use events). */
+double hx_now_seconds(void);
+
 /* Bytes moved over time as GB/s (10^9 bytes per second). */
 double hx_gbps(double bytes, double ms);
 
