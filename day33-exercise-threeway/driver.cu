@@ -41,22 +41,22 @@
  * Every run: the output is poisoned and its guards (GUARD_WORDS on each
  * side, 4 MiB) laid down by cudaMemset; the kernel is launched; driver
  * kernels compare the output slot for slot with the reference, which
- * lives on the device only sealed under a key the student's kernel never
- * receives (sealWord), and scan the guards; the run is waited for by
- * polling against its limit (--run-timeout seconds, default 10, per 2^24
- * elements and never less, counted from the previous launch's end; exit 6
- * past it). Only the counts come back: a run whose every launch is clean
- * passes with the report hx_check_split3 gives the reference (judge.c); a
- * first launch found wrong is run again with its output fetched and
- * judged element for element, so the report of a failure is always
- * hx_check_split3's. The driver's own ranks are checked on the device
+ * the student's kernel only ever finds on the device sealed under a key
+ * it never receives (sealWord, sealReference), and scan the guards; the
+ * run is waited for by polling against its limit (--run-timeout
+ * seconds, default 10, per 2^24 elements and never less, counted from the
+ * previous launch's end; exit 6 past it). Only the counts come back: a
+ * run whose every launch is clean passes with the report hx_check_split3
+ * gives the reference (judge.c); a first launch found wrong is run again
+ * with its output fetched and judged element for element, so the report
+ * of a failure is always hx_check_split3's. The driver's own ranks are checked on the device
  * before the student's kernel first sees them, and the host reads that
  * check before any verdict that used them.
  *
  * Runs go to the GPU in batches: as many consecutive groups (size, mix)
  * as the page-locked stage holds (STAGE_INTS; a larger group alone), each
- * group's input and sealed reference uploaded from the stage, then its
- * runs, all in stream order, and one wait for the whole batch. Every
+ * group's input and reference uploaded from the stage and sealed, then
+ * its runs, all in stream order, and one wait for the whole batch. Every
  * process's GPU work is time-sliced with the other processes' when a
  * class is graded, so what a run costs there is mostly its round trips:
  * a batch makes hundreds of small runs one round trip. Each launch's
@@ -426,13 +426,27 @@ static __host__ __device__ inline uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* The word that seals slot i of a reference under key: the reference
- * lives on the device only as ref[i] ^ sealWord(key, i) (sealed), and key
- * is given to no launch but checkOutput's, never to the student's kernel,
- * so the kernel cannot read the answer it is checked against. */
+/* The word that seals slot i of a reference under key: whenever the
+ * student's kernel runs, the reference is on the device only as
+ * ref[i] ^ sealWord(key, i) (sealed), and key is given to no launch but
+ * sealReference's and checkOutput's, never to the student's kernel, so
+ * the kernel cannot read the answer it is checked against. */
 static __host__ __device__ inline int sealWord(uint64_t key, size_t i)
 {
     return (int)(uint32_t)mix64(key ^ (uint64_t)i);
+}
+
+/* Seals the reference uploaded into sealed[0..n) in place. It runs in
+ * the stream right after the upload, before any launch of the student's
+ * kernel, so no launch ever sees the reference in clear; sealing on the
+ * device keeps the host's work (and the time the shared lock is held for
+ * a large group) to a plain copy. */
+static __global__ void sealReference(int *sealed, size_t n, uint64_t key)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        sealed[i] ^= sealWord(key, i);
 }
 
 /* What checkOutput and scanGuards found about one launch's output. */
@@ -697,8 +711,7 @@ typedef struct {
                                        checks send back, copied without
                                        waiting */
     cudaEvent_t done;               /* the watchdog's marker */
-    int *hIn, *hRef, *hGot;         /* host, cap ints each (hGot also
-                                       stages the sealed reference) */
+    int *hIn, *hRef, *hGot;         /* host, cap ints each */
     size_t thirdsLen;               /* hIn[0..thirdsLen) holds the thirds
                                        stream (0: another input) */
     int *hChunk;                    /* host, CHUNK ints */
@@ -904,29 +917,27 @@ static void driverFailed(const char *what)
 }
 
 /* Enqueues the device half of group g, nothing waiting: the input and
- * the sealed reference uploaded (from the stage at stage and stage + n
- * when stage is not NULL, else from b->hIn and b->hGot, which this fills
- * with the sealed reference, by a plain copy), the ranks made, then
- * checked on the device into rank slot slot, the totals copied beside,
- * and the slot copied to b->pinned->rank[slot] before any later launch:
- * a student's kernel that writes far outside its output can reach device
- * memory, and must not change the verdict on the driver's ranks. */
+ * the reference uploaded (from the stage at stage and stage + n when stage
+ * is not NULL, else from b->hIn and b->hRef) and sealed on the device
+ * (sealReference), the ranks made, then checked on the device into rank
+ * slot slot, the totals copied beside, and the slot copied to
+ * b->pinned->rank[slot] before any later launch: a student's kernel that
+ * writes far outside its output can reach device memory, and must not
+ * change the verdict on the driver's ranks. */
 static void groupEnqueue(Buffers *b, const Group *g, const int *stage,
                          int slot)
 {
     const size_t n = g->n;
-    if (n && stage) {
-        HX_CHECK(cudaMemcpyAsync(b->in, stage, n * sizeof(int),
+    if (n) {
+        const int *in = stage ? stage : b->hIn;
+        const int *ref = stage ? stage + n : b->hRef;
+        HX_CHECK(cudaMemcpyAsync(b->in, in, n * sizeof(int),
                                  cudaMemcpyHostToDevice, 0));
-        HX_CHECK(cudaMemcpyAsync(b->sealed, stage + n, n * sizeof(int),
+        HX_CHECK(cudaMemcpyAsync(b->sealed, ref, n * sizeof(int),
                                  cudaMemcpyHostToDevice, 0));
-    } else if (n) {
-        for (size_t i = 0; i < n; ++i)
-            b->hGot[i] = b->hRef[i] ^ sealWord(b->key, i);
-        HX_CHECK(cudaMemcpy(b->in, b->hIn, n * sizeof(int),
-                            cudaMemcpyHostToDevice));
-        HX_CHECK(cudaMemcpy(b->sealed, b->hGot, n * sizeof(int),
-                            cudaMemcpyHostToDevice));
+        sealReference<<<hx_grid_for(b->dev, n, BLOCK), BLOCK>>>(b->sealed, n,
+                                                                b->key);
+        HX_CHECK_LAUNCH("sealReference");
     }
     b->uploaded = *g;
     b->uploaded.valid = 1;
@@ -1571,8 +1582,7 @@ static int batchFill(Buffers *b, const Plan *p, int k, uint64_t seed,
             bg->stageAt = t->staged;
             int *at = stage + t->staged;
             memcpy(at, b->hIn, n * sizeof(int));
-            for (size_t i = 0; i < n; ++i)
-                at[n + i] = b->hRef[i] ^ sealWord(b->key, i);
+            memcpy(at + n, b->hRef, n * sizeof(int));
             t->staged += 2 * n;
         }
         for (int r = k; r < end; ++r)

@@ -430,12 +430,14 @@ typedef struct {
 #define LOOKBACK(T, I, B, P, A)                                              \
     SPLIT_LOOKBACK, countSigns, splitOnePass<T, I, B, P, A>, T, I
 static const SplitConfig splitConfigs[] = {
-    {"256 x 16 ahead, counts per block, backward, 4 blocks/SM",
-     COUNTS(256, 16, 4, true, true, STORE_STAGED)},
+    {"256 x 16 ahead, counts per block, backward, 4 blocks/SM, vector stores",
+     COUNTS(256, 16, 4, true, true, STORE_VECTORS)},
     {"256 x 16, look-back, acq-rel, window 32, 4 blocks/SM",
      LOOKBACK(256, 16, 4, LookbackAcqRel32, false)},
     {"256 x 16 ahead, look-back, relaxed, window 128, 4 blocks/SM (untuned)",
      LOOKBACK(256, 16, 4, LookbackRelaxed128, true)},
+    {"256 x 16 ahead, counts per block, backward, 4 blocks/SM",
+     COUNTS(256, 16, 4, true, true, STORE_STAGED)},
     {"256 x 16 ahead, counts per block, 4 blocks/SM",
      COUNTS(256, 16, 4, true, false, STORE_STAGED)},
     {"256 x 16, counts per block, backward, 4 blocks/SM",
@@ -446,8 +448,6 @@ static const SplitConfig splitConfigs[] = {
      COUNTS(512, 16, 2, true, true, STORE_STAGED)},
     {"256 x 32 ahead, counts per block, backward, 2 blocks/SM",
      COUNTS(256, 32, 2, true, true, STORE_STAGED)},
-    {"256 x 16 ahead, counts per block, backward, 4 blocks/SM, vector stores",
-     COUNTS(256, 16, 4, true, true, STORE_VECTORS)},
     {"256 x 16, counts per block, backward, 4 blocks/SM, vector stores",
      COUNTS(256, 16, 4, false, true, STORE_VECTORS)},
     {"256 x 16 ahead, counts per block, backward, vector stores",

@@ -7,7 +7,8 @@ module file asks: a line "FAKE:<behaviour>" anywhere in it (run_tests.py's
 fake compile stage copies the source into the module). Without one it
 behaves as a passing submission with x_copy 10. "batch_<behaviour>"
 writes every run's "start" first, as the driver does for the runs of one
-batch, then the behaviour's results, faults and ends.
+batch, then the behaviour's results, faults and ends. It exits 9 at once
+when the tool did not set CUDA_DEVICE_MAX_CONNECTIONS=1.
 
 Also a fake compute-sanitizer when run as "fake_driver.py sanitizer ...":
 it runs the rest of its command line, and with FAKE:memcheck in the
@@ -33,6 +34,12 @@ def arg(argv, name, default=None):
 def main(argv):
     if argv and argv[0] == "sanitizer":
         return sanitizer(argv[1:])
+    if os.environ.get("CUDA_DEVICE_MAX_CONNECTIONS") != "1":
+        # The tool runs every driver with one hardware queue (running.py):
+        # without it, every case of the fake driver fails.
+        print("fake driver: CUDA_DEVICE_MAX_CONNECTIONS is not 1",
+              file=sys.stderr)
+        return 9
     with open(arg(argv, "--module"), "rb") as f:
         module = f.read().decode("utf-8", "replace")
     found = re.search(r"FAKE:([a-z_0-9.]+)", module)
