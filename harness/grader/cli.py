@@ -60,7 +60,7 @@ def parser():
     a("--out", default="grades", help="output folder (default: grades)")
     a("--jobs", type=int, default=cpus(), help="compiles and drivers at "
       "once (default: the CPUs this process may use, %(default)s)")
-    a("--per-gpu", type=int, default=16, help="drivers at once on one GPU, "
+    a("--per-gpu", type=int, default=12, help="drivers at once on one GPU, "
       "at most (default %(default)s)")
     a("--gpus", default=None, help='GPUs to spread the submissions over, '
       'e.g. "0,1" (CUDA_VISIBLE_DEVICES values; default: the visible one)')
