@@ -49,9 +49,9 @@
  * run whose every launch is clean passes with the report hx_check_split3
  * gives the reference (judge.c); a first launch found wrong is run again
  * with its output fetched and judged element for element, so the report
- * of a failure is always hx_check_split3's. The driver's own ranks are checked on the device
- * before the student's kernel first sees them, and the host reads that
- * check before any verdict that used them.
+ * of a failure is always hx_check_split3's. The driver's own ranks are
+ * checked on the device before the student's kernel first sees them, and
+ * the host reads that check before any verdict that used them.
  *
  * Runs go to the GPU in batches: as many consecutive groups (size, mix)
  * as the page-locked stage holds (STAGE_INTS; a larger group alone), each
