@@ -65,12 +65,14 @@
  * - Tile indices from lookbackNextTile or lookbackTakeTile, never
  *   blockIdx.x (see DEADLOCK). A block takes tiles in a loop until an index
  *   passes the last tile; any grid of at least one block covers every tile.
- *   The two loops at the end of this file (lookbackEachTile,
- *   lookbackEachTileAhead) do this for a kernel.
+ *   The three loops at the end of this file (lookbackEachTile,
+ *   lookbackEachTileAhead, lookbackPipelined) do this for a kernel.
  * - lookbackTileWith (or lookbackTile) called by all 32 lanes of one warp,
  *   once per tile, with the tile's aggregate. It returns the tile's
  *   exclusive and inclusive prefixes to those 32 lanes; the caller passes
- *   them to the rest of the block through shared memory.
+ *   them to the rest of the block through shared memory. Its two steps,
+ *   lookbackPublishAggregate (one thread) and lookbackWalk (one warp), may
+ *   also run in different warps: lookbackPipelined does.
  * WHERE THE TOTAL LANDS: nowhere by itself. The inclusive prefix of the
  * last tile is the total; the block that handles that tile writes it where
  * the caller wants it (scan.cu: a device int, like the course scan).
@@ -282,14 +284,37 @@ __device__ inline unsigned lookbackTakeTile(unsigned long long *state)
     return (unsigned)atomicAdd(state, 1ull);
 }
 
-/* The look-back of tile `tile`, by all 32 lanes of one warp (the same
- * tile and aggregate in every lane). Publishes the aggregate, finds the
- * exclusive prefix, publishes the inclusive prefix, and returns both in
- * every lane. stallNs: the debug knob above (0: off). */
+/* The look-back of a tile comes in two steps, which lookbackTileWith
+ * runs back to back and the pipelined loop (lookbackPipelined, at the
+ * end) runs in different warps.
+ *
+ * Step 1, by one thread: publish the tile's aggregate (tile 0: its
+ * inclusive prefix, which is its aggregate). stallNs: the debug knob
+ * above (0: off). */
+template <class Ops, class Policy>
+__device__ void lookbackPublishAggregate(unsigned long long *state,
+                                         unsigned tile,
+                                         typename Ops::value_type aggregate,
+                                         unsigned stallNs)
+{
+    unsigned long long *status = state + 1;
+    if (tile == 0) {
+        lookbackPublish<Policy::RELAXED>(
+            &status[0], Ops::bits(aggregate) | LOOKBACK_PREFIX);
+        return;
+    }
+    if (stallNs && lookbackStallsAggregate(tile)) __nanosleep(stallNs);
+    lookbackPublish<Policy::RELAXED>(
+        &status[tile], Ops::bits(aggregate) | LOOKBACK_AGGREGATE);
+}
+
+/* Step 2, by all 32 lanes of one warp (the same tile and aggregate in
+ * every lane), after step 1: find the exclusive prefix, publish the
+ * inclusive prefix (tile 0 has), and return both in every lane. */
 template <class Ops, class Policy>
 __device__ LookbackResult<typename Ops::value_type>
-lookbackTileWith(unsigned long long *state, unsigned tile,
-                 typename Ops::value_type aggregate, unsigned stallNs)
+lookbackWalk(unsigned long long *state, unsigned tile,
+             typename Ops::value_type aggregate, unsigned stallNs)
 {
     typedef typename Ops::value_type T;
     constexpr int K = Policy::LANE_WORDS;
@@ -297,17 +322,7 @@ lookbackTileWith(unsigned long long *state, unsigned tile,
     const int lane = threadIdx.x % 32;
     unsigned long long *status = state + 1;
 
-    if (tile == 0) {
-        if (lane == 0)
-            lookbackPublish<Policy::RELAXED>(
-                &status[0], Ops::bits(aggregate) | LOOKBACK_PREFIX);
-        return LookbackResult<T>{Ops::identity(), aggregate};
-    }
-    if (lane == 0) {
-        if (stallNs && lookbackStallsAggregate(tile)) __nanosleep(stallNs);
-        lookbackPublish<Policy::RELAXED>(
-            &status[tile], Ops::bits(aggregate) | LOOKBACK_AGGREGATE);
-    }
+    if (tile == 0) return LookbackResult<T>{Ops::identity(), aggregate};
 
     T exclusive = Ops::identity();
     /* The window, nearest first: word m of lane l is tile nearest - d,
@@ -384,6 +399,21 @@ lookbackTileWith(unsigned long long *state, unsigned tile,
     return LookbackResult<T>{exclusive, inclusive};
 }
 
+/* The look-back of tile `tile`, both steps, by all 32 lanes of one warp
+ * (the same tile and aggregate in every lane). Publishes the aggregate,
+ * finds the exclusive prefix, publishes the inclusive prefix, and returns
+ * both in every lane. stallNs: the debug knob above (0: off). */
+template <class Ops, class Policy>
+__device__ LookbackResult<typename Ops::value_type>
+lookbackTileWith(unsigned long long *state, unsigned tile,
+                 typename Ops::value_type aggregate, unsigned stallNs)
+{
+    if (threadIdx.x % 32 == 0)
+        lookbackPublishAggregate<Ops, Policy>(state, tile, aggregate,
+                                              stallNs);
+    return lookbackWalk<Ops, Policy>(state, tile, aggregate, stallNs);
+}
+
 /* The first form of the look-back, kept for callers written against it:
  * a window of 32, no backoff, acquire-release unless RELAXED. */
 template <class Ops, bool RELAXED = false>
@@ -411,6 +441,18 @@ template <int BLOCK, int ITEMS> struct StripedTile {
     struct Storage {
         unsigned partial[PARTS];
     };
+
+    /* A barrier of the tile's BLOCK threads: __syncthreads() (BAR 0) when
+     * they are the whole block; else named barrier BAR, for a block with
+     * more warps than the tile's (lookbackPipelined). */
+    template <int BAR> static __device__ void tileBarrier()
+    {
+        if constexpr (BAR == 0)
+            __syncthreads();
+        else
+            asm volatile("bar.sync %0, %1;" ::"n"(BAR), "n"(BLOCK)
+                         : "memory");
+    }
 
     /* Whether the tile at base may use 16-byte vectors: it is whole, and
      * p (the buffer's start) is 16-byte aligned, which makes every vector
@@ -467,6 +509,22 @@ template <int BLOCK, int ITEMS> struct StripedTile {
         }
     }
 
+    /* The thread's j-th vector alone, as store writes it. */
+    static __device__ void storeVector(int *out, size_t base, size_t n,
+                                       bool vec, int j, int4 x)
+    {
+        const size_t at = base / 4 + threadIdx.x + (size_t)j * BLOCK;
+        if (vec) {
+            reinterpret_cast<int4 *>(out)[at] = x;
+            return;
+        }
+        const size_t i = 4 * at;
+        if (i < n) out[i] = x.x;
+        if (i + 1 < n) out[i + 1] = x.y;
+        if (i + 2 < n) out[i + 2] = x.z;
+        if (i + 3 < n) out[i + 3] = x.w;
+    }
+
     /* The scan of one value per vector across the tile, step 1, by every
      * thread: v[j] (the value of the thread's j-th vector) becomes its
      * inclusive scan within its warp's part of row j; each warp's totals go
@@ -476,6 +534,7 @@ template <int BLOCK, int ITEMS> struct StripedTile {
      * warp 0, shares the tile's prefix through shared memory, and calls
      * __syncthreads() before exclusiveOf. st must not be read by anyone
      * from a previous tile when this is called (a barrier since). */
+    template <int BAR = 0>
     static __device__ unsigned scanUp(unsigned (&v)[VECS], Storage &st)
     {
         const unsigned full = 0xffffffffu;
@@ -491,7 +550,7 @@ template <int BLOCK, int ITEMS> struct StripedTile {
 #pragma unroll
             for (int j = 0; j < VECS; ++j) st.partial[j * WARPS + warp] = v[j];
         /* Warp 0 reads every warp's totals. */
-        __syncthreads();
+        tileBarrier<BAR>();
         if (warp != 0) return 0;
 
         /* Lane l owns partials l * PER_LANE .. l * PER_LANE + PER_LANE - 1:
@@ -639,6 +698,49 @@ __device__ void storeStaged(int *out, const int *staged,
     }
 }
 
+/* One run of count ints, bound for out[at ..], staged at staged[0 ..]
+ * (16-byte aligned, with at least 4 readable ints past the run's end),
+ * written by every thread of the block (THREADS of them) after a barrier
+ * that follows the last write to staged. Unlike storeStaged, the run was
+ * staged before at was known (the pipelined loop's finish): the shift to
+ * out's offset modulo 4 is made here, each 16-byte vector of out built
+ * from two aligned vectors of staged. vec: out is 16-byte aligned, else
+ * one int per thread per store. */
+template <int THREADS>
+__device__ void storeShifted(int *out, const int *staged, size_t at,
+                             unsigned count, bool vec)
+{
+    if (!vec) {
+        for (unsigned k = threadIdx.x; k < count; k += THREADS)
+            out[at + k] = staged[k];
+        return;
+    }
+    /* head ints up to out's first 16-byte boundary, whole vectors, then
+     * fewer than 4 ints. Vector i of out is staged[head + 4 i ..]. */
+    const unsigned toEdge = (4u - (unsigned)(at % 4)) % 4u;
+    const unsigned head = count < toEdge ? count : toEdge;
+    const unsigned whole = (count - head) / 4;
+    const int4 *sv = reinterpret_cast<const int4 *>(staged);
+    int4 *ov = reinterpret_cast<int4 *>(out + at + head);
+#pragma unroll 1
+    for (unsigned i = threadIdx.x; i < whole; i += THREADS) {
+        const int4 a = sv[i];
+        if (head == 0) {
+            ov[i] = a;
+            continue;
+        }
+        const int4 b = sv[i + 1];
+        ov[i] = head == 1 ? make_int4(a.y, a.z, a.w, b.x)
+              : head == 2 ? make_int4(a.z, a.w, b.x, b.y)
+                          : make_int4(a.w, b.x, b.y, b.z);
+    }
+    if (threadIdx.x < 8) {
+        const unsigned e = threadIdx.x;
+        const unsigned k = e < 4 ? e : head + 4 * whole + (e - 4);
+        if ((e < 4 ? k < head : true) && k < count) out[at + k] = staged[k];
+    }
+}
+
 /* ------------------------------------------------------------------------
  * The tile loops. A single-pass kernel is a loop over the tiles its block
  * takes; Body is what it does with one of them:
@@ -734,6 +836,155 @@ __device__ void lookbackEachTileAhead(unsigned long long *state,
         tile = after;
         next = afterNext;
     }
+}
+
+/* ------------------------------------------------------------------------
+ * The pipelined loop: a tile's walk overlaps the next tile's loads.
+ *
+ * In both loops above the whole block waits while its warp 0 walks back,
+ * and a block's tile takes its index, its loads, its walk and its stores
+ * one after the other. Measured with clock64() stamps on an H200 (the
+ * lesson's table), the walk was over half of a tile's time: the window's
+ * nearest words are often still invalid, because the tiles just before
+ * are still loading. Here the block has one more warp, the walker, and
+ * its BLOCK threads (the tile's) never walk:
+ *   tile threads   take tile k, load it, reduce(k): scan it within the
+ *                  tile and publish its aggregate (thread 0); hand k to
+ *                  the walker; wait for the walker's prefix of k - 1,
+ *                  finish(k - 1) (its output); stash(k); take k + 1 ...
+ *   walker warp    for each tile handed over, in order: the walk
+ *                  (lookbackWalk), then the exclusive prefix handed back.
+ * So tile k - 1's walk runs while tile k's index is taken and its loads
+ * fly, and a tile's aggregate is published as soon as its loads land (the
+ * block waits for no walk before that).
+ *
+ * The hand-overs are named barriers (PTX bar.arrive / bar.sync, ids 2 to
+ * 5), two of each kind used in turn, so that one side can never arrive a
+ * second time at a barrier whose first round the other side has not
+ * finished: tile threads arrive at HANDED(k % 2), the walker waits there;
+ * the walker arrives at WALKED(k % 2), the tile threads wait there. The
+ * tile's own barriers are named barrier 1 over the tile's BLOCK threads
+ * (StripedTile::scanUp<1>). Every wait is on a smaller tile index than the
+ * waiting step's own, as in DEADLOCK at the top: the aggregate of a
+ * block's tile k waits for the walks of its tiles before k (smaller), a
+ * walk for the aggregates of the tiles before it. The block is BLOCK + 32
+ * threads; index BLOCK and above is the walker.
+ *
+ * The caller provides, as callables over its own shared memory:
+ *   reduce(tile, base, vec, x) -> T   by the BLOCK tile threads: the
+ *       tile's work up to its aggregate (returned in thread 0), x its
+ *       loaded vectors (reduce may change them); its barriers are tile
+ *       barriers (scanUp<1>), and it has at least one (it orders thread
+ *       0's next write of the index slot after every read of it);
+ *   stash(x)   by the tile threads, after reduce and after the previous
+ *       tile's finish: keep what finish will need in shared memory. No
+ *       barrier separates one thread's finish from another's stash: a
+ *       stash that writes what another thread's finish reads begins with
+ *       a tile barrier (compaction's does). Every stash is followed by a
+ *       barrier of all the block's threads before its finish.
+ *   finish(tile, base, vec, prefix, aggregate)   by the tile threads,
+ *       once the walker has the tile's exclusive prefix: the tile's
+ *       output, from what stash kept. Between a stash and its finish come
+ *       the next tile's index, loads and reduce.
+ * total: where the last tile's inclusive prefix goes (may be null).
+ * ---------------------------------------------------------------------- */
+
+template <typename T> struct PipeSlots {
+    unsigned tile[2];
+    T aggregate[2];
+    T prefix[2];
+    unsigned take;
+};
+
+__device__ inline void pipeArrive(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ inline void pipeWait(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+#define PIPE_END 0xffffffffu
+#define PIPE_HANDED 2   /* ids 2, 3 */
+#define PIPE_WALKED 4   /* ids 4, 5 */
+
+template <class Tile, class Ops, class Policy, int EARLY, class Reduce,
+          class Finish, class Stash>
+__device__ void lookbackPipelined(unsigned long long *state,
+                                  PipeSlots<typename Ops::value_type> &sl,
+                                  const int *in, size_t n, bool aligned,
+                                  int pad, unsigned stallNs,
+                                  typename Ops::value_type *total,
+                                  Reduce &reduce, Finish &finish,
+                                  Stash &stash)
+{
+    typedef typename Ops::value_type T;
+    constexpr int BLOCK = Tile::WARPS * 32, ALL = BLOCK + 32;
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+
+    if (threadIdx.x >= BLOCK) {   /* the walker */
+        for (unsigned k = 0;; ++k) {
+            pipeWait(PIPE_HANDED + (int)(k % 2), ALL);
+            const unsigned tile = sl.tile[k % 2];
+            if (tile == PIPE_END) return;
+            const T aggregate = sl.aggregate[k % 2];
+            const LookbackResult<T> r =
+                lookbackWalk<Ops, Policy>(state, tile, aggregate, stallNs);
+            if (threadIdx.x == BLOCK) {
+                sl.prefix[k % 2] = r.exclusive;
+                if (total && tile == tiles - 1) *total = r.inclusive;
+            }
+            pipeArrive(PIPE_WALKED + (int)(k % 2), ALL);
+        }
+    }
+
+    unsigned k = 0, prev = 0;
+    size_t prevBase = 0;
+    bool prevVec = false;
+    if (EARLY && threadIdx.x == 0) sl.take = lookbackTakeTile(state);
+    for (;; ++k) {
+        if (!EARLY && threadIdx.x == 0) sl.take = lookbackTakeTile(state);
+        Tile::template tileBarrier<1>();
+        const unsigned tile = sl.take;
+        if (tile >= tiles) break;   /* the same in every tile thread */
+        const size_t base = (size_t)tile * Tile::SIZE;
+        const bool vec = aligned && Tile::vectorOk(in, base, n);
+        int4 x[Tile::VECS];
+        Tile::load(in, base, n, vec, x, pad);
+        /* EARLY: the next index is asked for early, so that its round
+         * trip overlaps this tile's work (1: once the loads are issued; 2:
+         * once the aggregate is published); it is written to the slot at
+         * the end of the step, after every tile thread has read this one. */
+        unsigned ticket = 0;
+        if (EARLY == 1 && threadIdx.x == 0) ticket = lookbackTakeTile(state);
+        const T aggregate = reduce(tile, base, vec, x);
+        if (threadIdx.x == 0) {
+            lookbackPublishAggregate<Ops, Policy>(state, tile, aggregate,
+                                                  stallNs);
+            sl.tile[k % 2] = tile;
+            sl.aggregate[k % 2] = aggregate;
+        }
+        pipeArrive(PIPE_HANDED + (int)(k % 2), ALL);
+        if (EARLY == 2 && threadIdx.x == 0) ticket = lookbackTakeTile(state);
+        if (k > 0) {
+            pipeWait(PIPE_WALKED + (int)((k - 1) % 2), ALL);
+            finish(prev, prevBase, prevVec, sl.prefix[(k - 1) % 2],
+                   sl.aggregate[(k - 1) % 2]);
+        }
+        stash(x);
+        prev = tile;
+        prevBase = base;
+        prevVec = vec;
+        if (EARLY && threadIdx.x == 0) sl.take = ticket;
+    }
+    if (k > 0) {
+        pipeWait(PIPE_WALKED + (int)((k - 1) % 2), ALL);
+        finish(prev, prevBase, prevVec, sl.prefix[(k - 1) % 2],
+               sl.aggregate[(k - 1) % 2]);
+    }
+    if (threadIdx.x == 0) sl.tile[k % 2] = PIPE_END;
+    pipeArrive(PIPE_HANDED + (int)(k % 2), ALL);
 }
 
 #endif

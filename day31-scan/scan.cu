@@ -22,7 +22,9 @@
  *                                   kernel: 8 steps, O(n log n) adds
  *   scanWith(scanTileWarp)          the course's levels with a tile kernel
  *                                   built on __shfl_up_sync
- *   singlePassScan exclusive / inclusive   one pass, decoupled look-back
+ *   singlePassScan exclusive / inclusive   one pass, decoupled look-back:
+ *                                   the production configuration,
+ *                                   passConfigs[0] (singlePassScanPiped)
  *   cub::DeviceScan::ExclusiveSum   CUB, the library row (also one pass)
  */
 #include <climits>
@@ -151,7 +153,8 @@ __global__ void scanTileWarp(int *data, size_t n, int *__restrict__ tileSums,
  * independent 16-byte loads per thread in flight) by one of lookback.cuh's
  * tile loops: lookbackEachTile, one tile at a time, or (AHEAD)
  * lookbackEachTileAhead, which loads the next tile while this one is
- * finished. For each tile the block scans it (warp shuffles, then the
+ * finished (singlePassScanPiped, below, is the production one, on the
+ * third loop). For each tile the block scans it (warp shuffles, then the
  * warps' totals), lets warp 0 find the tile's exclusive prefix by the
  * look-back (lookbackTileWith, Policy: the window, the memory order, the
  * backoff), and stores the result with int4 stores. Contract:
@@ -231,6 +234,67 @@ singlePassScan(const int *in, int *out, size_t n,
         lookbackEachTile<Tile>(state, &tileSlot, in, n, aligned, 0, body);
 }
 
+/* The same scan on lookback.cuh's pipelined loop: BLOCK tile threads and
+ * a walker warp (BLOCK + 32 threads a block). reduce scans the tile in
+ * place (x becomes each element's prefix within the tile) and returns the
+ * aggregate; stash keeps x in the thread's own shared slots; finish adds
+ * the tile's prefix and stores. Same contract as singlePassScan. */
+template <int BLOCK, int ITEMS, int MIN_BLOCKS, class Policy, int EARLY>
+__global__ void __launch_bounds__(BLOCK + 32, MIN_BLOCKS)
+singlePassScanPiped(const int *in, int *out, size_t n,
+                    unsigned long long *state, int *total, int inclusive,
+                    unsigned stallNs)
+{
+    typedef StripedTile<BLOCK, ITEMS> Tile;
+    __shared__ typename Tile::Storage st;
+    __shared__ PipeSlots<int> slots;
+    __shared__ int4 kept[Tile::VECS * BLOCK];
+    const bool aligned = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
+
+    auto reduce = [&](unsigned, size_t, bool, int4 (&x)[Tile::VECS]) {
+        unsigned v[Tile::VECS];
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j)
+            v[j] = (unsigned)x[j].x + (unsigned)x[j].y + (unsigned)x[j].z +
+                   (unsigned)x[j].w;
+        const unsigned aggregate = Tile::template scanUp<1>(v, st);
+        /* Everyone reads warp 0's scanned partials. */
+        Tile::template tileBarrier<1>();
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) {
+            const unsigned a = x[j].x, b = x[j].y, c = x[j].z, d = x[j].w;
+            const unsigned e = Tile::exclusiveOf(j, v[j], a + b + c + d, st);
+            const unsigned first = inclusive ? e + a : e;
+            x[j].x = (int)first;
+            x[j].y = (int)(first + (inclusive ? b : a));
+            x[j].z = (int)(first + (inclusive ? b + c : a + b));
+            x[j].w = (int)(first + (inclusive ? b + c + d : a + b + c));
+        }
+        return (int)aggregate;
+    };
+    auto stash = [&](const int4 (&x)[Tile::VECS]) {
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j)
+            kept[j * BLOCK + threadIdx.x] = x[j];
+    };
+    auto finish = [&](unsigned, size_t base, bool vec, int prefix, int) {
+        const unsigned p = (unsigned)prefix;
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) {
+            int4 y = kept[j * BLOCK + threadIdx.x];
+            y.x = (int)((unsigned)y.x + p);
+            y.y = (int)((unsigned)y.y + p);
+            y.z = (int)((unsigned)y.z + p);
+            y.w = (int)((unsigned)y.w + p);
+            Tile::storeVector(out, base, n, vec, j, y);
+        }
+    };
+    /* 0 pads a partial tile: it adds nothing, and is never stored. */
+    lookbackPipelined<Tile, LookbackSum, Policy, EARLY>(
+        state, slots, in, n, aligned, 0, stallNs, total, reduce, finish,
+        stash);
+}
+
 typedef void (*PassKernel)(const int *, int *, size_t, unsigned long long *,
                            int *, int, unsigned);
 
@@ -242,15 +306,28 @@ typedef void (*PassKernel)(const int *, int *, size_t, unsigned long long *,
  * during the look-back (lookbackEachTileAhead); relaxed or acq-rel
  * atomics; the look-back's window in tiles; "backoff": a warp that finds a
  * predecessor not yet published sleeps 128 ns, then 256, ... up to 1 us,
- * before reading again. The second row is the configuration before the
- * tuning, kept as the yardstick. */
+ * before reading again. "piped": singlePassScanPiped, the
+ * walk in a warp of its own while the next tile loads (lookbackPipelined);
+ * "early" and "late take": it asks for the next index before this tile's
+ * aggregate is published, or just after (both hold an index the block has
+ * not reached). The first row is the production one; the second the
+ * production one before the piped loop; the third the configuration
+ * before any tuning, kept as the yardstick. */
 typedef struct {
     const char *name;
     PassKernel kernel;
-    int threads, items;
+    int threads, items;   /* the tile: threads x items ints */
+    int block;            /* threads a block launches; 0: threads */
 } PassConfig;
 
+static int passBlock(const PassConfig *c)
+{
+    return c->block ? c->block : c->threads;
+}
+
 static const PassConfig passConfigs[] = {
+    {"256 x 24 piped, relaxed, window 32, 4 blocks/SM",
+     singlePassScanPiped<256, 24, 4, LookbackRelaxed32, 0>, 256, 24, 288},
     {"256 x 16, relaxed, window 32",
      singlePassScan<256, 16, 1, LookbackRelaxed32, false>, 256, 16},
     {"256 x 16, acq-rel, window 32 (untuned)",
@@ -277,6 +354,16 @@ static const PassConfig passConfigs[] = {
      singlePassScan<512, 16, 2, LookbackRelaxed128, true>, 512, 16},
     {"256 x 32 ahead, relaxed, window 128, 2 blocks/SM",
      singlePassScan<256, 32, 2, LookbackRelaxed128, true>, 256, 32},
+    {"256 x 16 piped, relaxed, window 32",
+     singlePassScanPiped<256, 16, 1, LookbackRelaxed32, 0>, 256, 16, 288},
+    {"256 x 24 piped, relaxed, window 32",
+     singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 0>, 256, 24, 288},
+    {"256 x 32 piped, relaxed, window 32",
+     singlePassScanPiped<256, 32, 1, LookbackRelaxed32, 0>, 256, 32, 288},
+    {"256 x 24 piped early, relaxed, window 32",
+     singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 1>, 256, 24, 288},
+    {"256 x 24 piped late take, relaxed, window 32",
+     singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 2>, 256, 24, 288},
 };
 #define PASS_CONFIGS ((int)(sizeof passConfigs / sizeof passConfigs[0]))
 #define PASS_SMALLEST_TILE (128 * 16)   /* the most tiles any config makes */
@@ -303,7 +390,7 @@ static void passPlanCreate(PassPlan *p, const hx_device *dev, size_t n)
     for (int c = 0; c < PASS_CONFIGS; ++c) {
         int perSm = 0;
         HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &perSm, passConfigs[c].kernel, passConfigs[c].threads, 0));
+            &perSm, passConfigs[c].kernel, passBlock(&passConfigs[c]), 0));
         p->resident[c] = (unsigned)(perSm > 0 ? perSm : 1) *
                          (unsigned)(dev->sms > 0 ? dev->sms : 1);
     }
@@ -331,7 +418,7 @@ static void singlePassRun(const PassPlan *p, int config, const int *in,
         grid = tiles < p->resident[config] ? (unsigned)tiles
                                            : p->resident[config];
     HX_CHECK(cudaMemsetAsync(p->state, 0, lookbackBytes(tiles), 0));
-    c->kernel<<<grid, c->threads>>>(in, out, p->n, p->state, total,
+    c->kernel<<<grid, passBlock(c)>>>(in, out, p->n, p->state, total,
                                     inclusive, stallNs);
     HX_CHECK_LAUNCH("singlePassScan");
 }
@@ -739,7 +826,7 @@ static int checkVariant(Run *r, hx_guarded *b, const Expect *e,
 /* The variants the self-check runs: these, then every other single-pass
  * configuration (checkVariantsBuild). */
 #define P_PROD 0   /* passConfigs' production configuration */
-#define P_AHEAD 2  /* the first with lookbackEachTileAhead */
+#define P_AHEAD 3  /* the first with lookbackEachTileAhead */
 static const Variant checkFixed[] = {
     {"scanExclusive", V_COURSE, NULL, 0, 0, 0},
     {"scanExclusive (tileGrid 3, grid 5)", V_COURSE, NULL, 0, 0,

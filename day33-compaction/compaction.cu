@@ -212,16 +212,19 @@ __global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
  * the lesson refers to): tiles taken in start order, one status word per
  * tile, the look-back with its policies (the window, relaxed or
  * acquire-release atomics, backoff), the striped tile loaded as int4
- * vectors, and the two tile loops (one tile at a time, or the next tile's
- * loads in flight while this one is finished). Here the aggregate is a
- * count (LookbackSum over 0s and 1s: it never nears 2^31 since n cannot).
+ * vectors, and the three tile loops (one tile at a time; the next tile's
+ * loads in flight while this one is finished; the pipelined loop, whose
+ * walk runs in a warp of its own). Here the aggregate is a count
+ * (LookbackSum over 0s and 1s: it never nears 2^31 since n cannot).
  *
  * Compaction cannot store a survivor before the look-back has found the
  * tile's prefix: where a survivor goes depends on every tile before it.
  * So the stores of a tile always wait for its look-back. What keeps
- * memory busy meanwhile is other blocks' tiles (the plain loop of the
- * production row) or, in the AHEAD rows, the block's own next tile's loads;
- * on the H200 the AHEAD rows were slower (the lesson gives the figures).
+ * memory busy meanwhile: in compactSinglePass, other blocks' tiles (the
+ * plain loop) or, in the AHEAD rows, the block's own next tile's loads,
+ * which were slower on the H200; in compactPiped (the production row),
+ * the block's own next tile, taken and loaded while the walker warp walks
+ * back for this one, whose survivors wait in shared memory.
  *
  * How a tile's output leaves the block (STORE):
  *   STORE_DIRECT   each thread writes its own survivors straight to global
@@ -353,6 +356,54 @@ compactSinglePass(const int *__restrict__ in, int *__restrict__ out, size_t n,
         lookbackEachTileAhead<Tile>(state, &sh.tile, in, n, true, 0, body);
     else
         lookbackEachTile<Tile>(state, &sh.tile, in, n, true, 0, body);
+}
+
+/* Compaction on lookback.cuh's pipelined loop: THREADS tile threads and a
+ * walker warp (THREADS + 32 a block), so that a tile's look-back overlaps
+ * the next tile's loads (see lookbackPipelined). reduce counts the tile's
+ * survivors and scans the counts; stash drops each survivor into staged
+ * at its rank in the tile; finish writes staged[0 .. kept) to
+ * out[prefix ..] (storeShifted: 16-byte stores, shifted to out's offset
+ * modulo 4 as they leave). The walker of the last tile writes *count.
+ * Same contract as compactSinglePass. */
+template <int THREADS, int ITEMS, int MIN_BLOCKS, class Policy, int EARLY>
+__global__ void __launch_bounds__(THREADS + 32, MIN_BLOCKS)
+compactPiped(const int *__restrict__ in, int *__restrict__ out, size_t n,
+             unsigned long long *state, int *count, unsigned stallNs)
+{
+    typedef StripedTile<THREADS, ITEMS> Tile;
+    __shared__ typename Tile::Storage st;
+    __shared__ PipeSlots<int> slots;
+    __shared__ __align__(16) int staged[Tile::SIZE + 8];
+    const bool vecOut = (uintptr_t)out % 16 == 0;
+    unsigned v[Tile::VECS];   /* reduce's scanned counts, for stash */
+
+    auto reduce = [&](unsigned, size_t, bool, int4 (&x)[Tile::VECS]) {
+        keptPerVector<NonZero>(x, v);
+        return (int)Tile::template scanUp<1>(v, st);
+    };
+    auto stash = [&](const int4 (&x)[Tile::VECS]) {
+        /* The previous tile's finish has read staged in every thread, and
+         * warp 0's scanned partials are visible to all. */
+        Tile::template tileBarrier<1>();
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) {
+            const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
+            const unsigned own = NonZero()(e[0]) + NonZero()(e[1]) +
+                                 NonZero()(e[2]) + NonZero()(e[3]);
+            unsigned at = Tile::exclusiveOf(j, v[j], own, st);
+#pragma unroll
+            for (int c = 0; c < 4; ++c)
+                if (NonZero()(e[c])) staged[at++] = e[c];
+        }
+    };
+    auto finish = [&](unsigned, size_t, bool, int prefix, int kept) {
+        storeShifted<THREADS>(out, staged, (size_t)(unsigned)prefix,
+                              (unsigned)kept, vecOut);
+    };
+    /* 0 pads a partial tile: it is not kept. */
+    lookbackPipelined<Tile, LookbackSum, Policy, EARLY>(
+        state, slots, in, n, true, 0, stallNs, count, reduce, finish, stash);
 }
 
 /* ---- The stable partition ---------------------------------------------
@@ -579,8 +630,12 @@ partitionStable(const int *__restrict__ in, int *__restrict__ out, size_t n,
  * predecessor not yet published sleeps 128 ns, then 256, ... up to 1 us;
  * blocks per SM where __launch_bounds__ asks for them; then how the
  * output leaves: "vector stores" (STORE_VECTORS), "staged" (STORE_STAGED),
- * "direct" (STORE_DIRECT). "(untuned)" marks the configuration before the
- * tuning, kept as the yardstick. */
+ * "direct" (STORE_DIRECT); "piped": compactPiped (lookbackPipelined), its
+ * output staged at the tile's ranks and shifted as it leaves; "late
+ * take": it asks for the next index once this tile's aggregate is out.
+ * "(untuned)" marks the configuration before the tuning, kept as the
+ * yardstick; the second row was the production one before the piped
+ * loop. */
 typedef void (*PassKernel)(const int *, int *, size_t, unsigned long long *,
                            int *, unsigned);
 typedef void (*CountKernel)(const int *, size_t, unsigned long long *);
@@ -588,11 +643,20 @@ typedef void (*CountKernel)(const int *, size_t, unsigned long long *);
 typedef struct {
     const char *name;
     PassKernel kernel;
-    int threads, items;
+    int threads, items;   /* the tile: threads x items ints */
+    int block;            /* threads a block launches; 0: threads */
 } PassConfig;
 
+static int passBlock(const PassConfig *c)
+{
+    return c->block ? c->block : c->threads;
+}
+
 #define COMPACT(T, I, B, P, A, S) compactSinglePass<T, I, B, P, A, S>, T, I
+#define PIPED(T, I, B, P, E) compactPiped<T, I, B, P, E>, T, I, T + 32
 static const PassConfig passConfigs[] = {
+    {"256 x 32 piped, relaxed, window 32, vector stores",
+     PIPED(256, 32, 1, LookbackRelaxed32, 0)},
     {"256 x 16, relaxed, window 32, vector stores",
      COMPACT(256, 16, 1, LookbackRelaxed32, false, STORE_VECTORS)},
     {"256 x 16, acq-rel, window 32, staged (untuned)",
@@ -627,8 +691,19 @@ static const PassConfig passConfigs[] = {
      COMPACT(256, 32, 2, LookbackRelaxed128, true, STORE_VECTORS)},
     {"512 x 16, relaxed, window 32, vector stores",
      COMPACT(512, 16, 1, LookbackRelaxed32, false, STORE_VECTORS)},
+    {"256 x 16 piped, relaxed, window 32, vector stores",
+     PIPED(256, 16, 1, LookbackRelaxed32, 0)},
+    {"256 x 24 piped, relaxed, window 32, vector stores",
+     PIPED(256, 24, 1, LookbackRelaxed32, 0)},
+    {"256 x 40 piped, relaxed, window 32, vector stores",
+     PIPED(256, 40, 1, LookbackRelaxed32, 0)},
+    {"256 x 32 piped, relaxed, window 32, 4 blocks/SM, vector stores",
+     PIPED(256, 32, 4, LookbackRelaxed32, 0)},
+    {"256 x 32 piped late take, relaxed, window 32, vector stores",
+     PIPED(256, 32, 1, LookbackRelaxed32, 2)},
 };
 #undef COMPACT
+#undef PIPED
 #define PASS_CONFIGS ((int)(sizeof passConfigs / sizeof passConfigs[0]))
 
 /* The stable partition's: a scheme, its two passes, the tile shape. */
@@ -1237,7 +1312,7 @@ static void runCompactPass(void *ctx)
     const size_t tiles = tilesOf(c->threads, c->items, L->n);
     HX_CHECK(cudaMemsetAsync(L->passState, 0, lookbackBytes(tiles), 0));
     c->kernel<<<passBlocks(L, L->compactResident[r->config], tiles),
-                c->threads>>>(L->in, L->out.data, L->n, L->passState,
+                passBlock(c)>>>(L->in, L->out.data, L->n, L->passState,
                               L->counts + COUNT_SINGLE, r->stallNs);
     HX_CHECK_LAUNCH("compactSinglePass");
 }
@@ -1551,7 +1626,7 @@ static int labOpen(Lab *L, const hx_device *dev, size_t capacity)
     for (int c = 0; c < PASS_CONFIGS; ++c) {
         const PassConfig *pc = &passConfigs[c];
         L->compactResident[c] = residentBlocks(dev, (const void *)pc->kernel,
-                                               pc->threads);
+                                               passBlock(pc));
         for (int stalled = 0; stalled < 2; ++stalled) {
             L->compactRuns[c][stalled] = PassRun{L, c, stalled ? STALL_NS : 0};
             snprintf(L->compactNames[c][stalled], PASS_NAME, "single pass %s%s",
