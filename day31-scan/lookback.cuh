@@ -858,17 +858,22 @@ __device__ void lookbackEachTileAhead(unsigned long long *state,
  * fly, and a tile's aggregate is published as soon as its loads land (the
  * block waits for no walk before that).
  *
- * The hand-overs are named barriers (PTX bar.arrive / bar.sync, ids 2 to
- * 5), two of each kind used in turn, so that one side can never arrive a
- * second time at a barrier whose first round the other side has not
- * finished: tile threads arrive at HANDED(k % 2), the walker waits there;
- * the walker arrives at WALKED(k % 2), the tile threads wait there. The
- * tile's own barriers are named barrier 1 over the tile's BLOCK threads
- * (StripedTile::scanUp<1>). Every wait is on a smaller tile index than the
- * waiting step's own, as in DEADLOCK at the top: the aggregate of a
- * block's tile k waits for the walks of its tiles before k (smaller), a
- * walk for the aggregates of the tiles before it. The block is BLOCK + 32
- * threads; index BLOCK and above is the walker.
+ * Both sides run one loop of rounds, and every round ends at the same
+ * __syncthreads() of the whole block (one barrier per tile): in round k
+ * the tile threads take tile k, load it, reduce it, publish its aggregate
+ * and write tile k and the aggregate to the hand slots, while the walker
+ * walks tile k - 1 (handed in the round before) and writes its prefix.
+ * After the barrier, the tile threads finish tile k - 1 and stash tile k;
+ * the walker reads the hand slots for the next round. The slots come in
+ * pairs used in turn (k % 2), so a slot is written again only after the
+ * next barrier, when its readers have read it. The tile's own barriers
+ * are named barrier 1 over the tile's BLOCK threads
+ * (StripedTile::scanUp<1>), which the walker never joins. Every wait is
+ * on a smaller tile index than the waiting step's own, as in DEADLOCK at
+ * the top: the aggregate of a block's tile k waits for the walks of its
+ * tiles before k (smaller), a walk for the aggregates of the tiles before
+ * it. The block is BLOCK + 32 threads; index BLOCK and above is the
+ * walker.
  *
  * The caller provides, as callables over its own shared memory:
  *   reduce(tile, base, vec, x) -> T   by the BLOCK tile threads: the
@@ -881,7 +886,7 @@ __device__ void lookbackEachTileAhead(unsigned long long *state,
  *       barrier separates one thread's finish from another's stash: a
  *       stash that writes what another thread's finish reads begins with
  *       a tile barrier (compaction's does). Every stash is followed by a
- *       barrier of all the block's threads before its finish.
+ *       round's barrier (of the whole block) before its finish.
  *   finish(tile, base, vec, prefix, aggregate)   by the tile threads,
  *       once the walker has the tile's exclusive prefix: the tile's
  *       output, from what stash kept. Between a stash and its finish come
@@ -890,24 +895,14 @@ __device__ void lookbackEachTileAhead(unsigned long long *state,
  * ---------------------------------------------------------------------- */
 
 template <typename T> struct PipeSlots {
-    unsigned tile[2];
-    T aggregate[2];
-    T prefix[2];
-    unsigned take;
+    unsigned tile[2];   /* handed to the walker; PIPE_END: no more */
+    T aggregate[2];     /* the handed tile's aggregate */
+    T prefix[2];        /* the walker's answer: its exclusive prefix */
+    unsigned take;      /* the index thread 0 took (tile threads only) */
+    unsigned ticket;    /* EARLY: the next one, taken ahead */
 };
 
-__device__ inline void pipeArrive(int id, int threads)
-{
-    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ inline void pipeWait(int id, int threads)
-{
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
 #define PIPE_END 0xffffffffu
-#define PIPE_HANDED 2   /* ids 2, 3 */
-#define PIPE_WALKED 4   /* ids 4, 5 */
 
 template <class Tile, class Ops, class Policy, int EARLY, class Reduce,
           class Finish, class Stash>
@@ -920,71 +915,81 @@ __device__ void lookbackPipelined(unsigned long long *state,
                                   Stash &stash)
 {
     typedef typename Ops::value_type T;
-    constexpr int BLOCK = Tile::WARPS * 32, ALL = BLOCK + 32;
+    constexpr int BLOCK = Tile::WARPS * 32;
     const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    const bool walker = threadIdx.x >= BLOCK;
 
-    if (threadIdx.x >= BLOCK) {   /* the walker */
-        for (unsigned k = 0;; ++k) {
-            pipeWait(PIPE_HANDED + (int)(k % 2), ALL);
-            const unsigned tile = sl.tile[k % 2];
-            if (tile == PIPE_END) return;
-            const T aggregate = sl.aggregate[k % 2];
-            const LookbackResult<T> r =
-                lookbackWalk<Ops, Policy>(state, tile, aggregate, stallNs);
-            if (threadIdx.x == BLOCK) {
-                sl.prefix[k % 2] = r.exclusive;
-                if (total && tile == tiles - 1) *total = r.inclusive;
-            }
-            pipeArrive(PIPE_WALKED + (int)(k % 2), ALL);
-        }
-    }
-
-    unsigned k = 0, prev = 0;
+    /* The tile threads' state: the tile of this round, the one before. */
+    unsigned prev = 0;
     size_t prevBase = 0;
     bool prevVec = false;
+    int4 x[Tile::VECS];
+    /* The walker's: the tile it walks this round (PIPE_END: none). */
+    unsigned walk = PIPE_END;
+    T walkAggregate = Ops::identity();
+
     if (EARLY && threadIdx.x == 0) sl.take = lookbackTakeTile(state);
-    for (;; ++k) {
-        if (!EARLY && threadIdx.x == 0) sl.take = lookbackTakeTile(state);
-        Tile::template tileBarrier<1>();
-        const unsigned tile = sl.take;
-        if (tile >= tiles) break;   /* the same in every tile thread */
-        const size_t base = (size_t)tile * Tile::SIZE;
-        const bool vec = aligned && Tile::vectorOk(in, base, n);
-        int4 x[Tile::VECS];
-        Tile::load(in, base, n, vec, x, pad);
-        /* EARLY: the next index is asked for early, so that its round
-         * trip overlaps this tile's work (1: once the loads are issued; 2:
-         * once the aggregate is published); it is written to the slot at
-         * the end of the step, after every tile thread has read this one. */
-        unsigned ticket = 0;
-        if (EARLY == 1 && threadIdx.x == 0) ticket = lookbackTakeTile(state);
-        const T aggregate = reduce(tile, base, vec, x);
-        if (threadIdx.x == 0) {
-            lookbackPublishAggregate<Ops, Policy>(state, tile, aggregate,
-                                                  stallNs);
-            sl.tile[k % 2] = tile;
-            sl.aggregate[k % 2] = aggregate;
+    for (unsigned k = 0;; ++k) {
+        unsigned tile = PIPE_END;
+        size_t base = 0;
+        bool vec = false;
+        if (!walker) {
+            if (!EARLY && threadIdx.x == 0)
+                sl.take = lookbackTakeTile(state);
+            Tile::template tileBarrier<1>();
+            tile = sl.take;
+            if (tile < tiles) {   /* the same in every tile thread */
+                base = (size_t)tile * Tile::SIZE;
+                vec = aligned && Tile::vectorOk(in, base, n);
+                Tile::load(in, base, n, vec, x, pad);
+                /* EARLY: the next index is asked for early, so that its
+                 * round trip overlaps this tile's work (1: once the loads
+                 * are issued; 2: once the aggregate is published); it is
+                 * written to the slot after every tile thread has read
+                 * this one (after the round's barrier). */
+                unsigned ticket = 0;
+                if (EARLY == 1 && threadIdx.x == 0)
+                    ticket = lookbackTakeTile(state);
+                const T aggregate = reduce(tile, base, vec, x);
+                if (EARLY == 2 && threadIdx.x == 0)
+                    ticket = lookbackTakeTile(state);
+                if (threadIdx.x == 0) {
+                    lookbackPublishAggregate<Ops, Policy>(state, tile,
+                                                          aggregate, stallNs);
+                    sl.aggregate[k % 2] = aggregate;
+                    if (EARLY) sl.ticket = ticket;
+                }
+            } else {
+                tile = PIPE_END;
+            }
+            if (threadIdx.x == 0) sl.tile[k % 2] = tile;
+        } else if (walk != PIPE_END) {
+            const LookbackResult<T> r =
+                lookbackWalk<Ops, Policy>(state, walk, walkAggregate, stallNs);
+            if (threadIdx.x == BLOCK) {
+                sl.prefix[(k - 1) % 2] = r.exclusive;
+                if (total && walk == tiles - 1) *total = r.inclusive;
+            }
         }
-        pipeArrive(PIPE_HANDED + (int)(k % 2), ALL);
-        if (EARLY == 2 && threadIdx.x == 0) ticket = lookbackTakeTile(state);
-        if (k > 0) {
-            pipeWait(PIPE_WALKED + (int)((k - 1) % 2), ALL);
-            finish(prev, prevBase, prevVec, sl.prefix[(k - 1) % 2],
-                   sl.aggregate[(k - 1) % 2]);
+        /* Round k: tile k handed over, tile k - 1 walked. */
+        __syncthreads();
+        const unsigned handed = sl.tile[k % 2];
+        if (!walker) {
+            if (k > 0)
+                finish(prev, prevBase, prevVec, sl.prefix[(k - 1) % 2],
+                       sl.aggregate[(k - 1) % 2]);
+            if (handed == PIPE_END) return;
+            stash(x);
+            prev = tile;
+            prevBase = base;
+            prevVec = vec;
+            if (EARLY && threadIdx.x == 0) sl.take = sl.ticket;
+        } else {
+            if (handed == PIPE_END) return;
+            walk = handed;
+            walkAggregate = sl.aggregate[k % 2];
         }
-        stash(x);
-        prev = tile;
-        prevBase = base;
-        prevVec = vec;
-        if (EARLY && threadIdx.x == 0) sl.take = ticket;
     }
-    if (k > 0) {
-        pipeWait(PIPE_WALKED + (int)((k - 1) % 2), ALL);
-        finish(prev, prevBase, prevVec, sl.prefix[(k - 1) % 2],
-               sl.aggregate[(k - 1) % 2]);
-    }
-    if (threadIdx.x == 0) sl.tile[k % 2] = PIPE_END;
-    pipeArrive(PIPE_HANDED + (int)(k % 2), ALL);
 }
 
 #endif

@@ -1413,7 +1413,10 @@ static Row row(const char *name, hx_work run, void *ctx, Ref ref, How how,
 /* Every table starts with these two: the floor of each row is measured
  * against the first, x copy against the second. */
 enum { ROW_MEMCPY, ROW_COPY };
-#define MAX_ROWS 64
+/* Room for the longest list of rows: the self-check's, every
+ * configuration with and without stalls after the main rows (checkSize
+ * stops before it would pass the end). */
+#define MAX_ROWS (32 + 2 * (PASS_CONFIGS + STABLE_CONFIGS))
 
 static int copyRows(Lab *L, Row *rows)
 {
@@ -2630,6 +2633,11 @@ static int checkSize(Lab *L, size_t n, uint64_t seed, int full)
                    makeInput(seed + 10 + (uint64_t)s, n, (Shape)s, 0.5, 1));
         int k = copyRows(L, rows);
         k += compactionRows(L, rows + k, 1);
+        if (k + 2 * (PASS_CONFIGS + STABLE_CONFIGS) > MAX_ROWS) {
+            fprintf(stderr, "%s: MAX_ROWS (%d) is too small for the "
+                    "self-check's rows\n", PROG, MAX_ROWS);
+            return 1;
+        }
         /* Every other configuration, and every one with a look-back with
          * its debug stalls too (compactionRows has the first of each,
          * unstalled). */
