@@ -1,0 +1,112 @@
+/* racecheck_named.cu: a hazard compute-sanitizer's racecheck reports that
+ * is not there, on the smallest kernel that shows it.
+ *
+ * The pipelined single pass (lookback.cuh, lookbackPipelined) has a block
+ * of two kinds of warps: the tile's warps, which synchronize among
+ * themselves with a named barrier (PTX bar.sync 1, 256), and one more warp
+ * (the walker). Once per round, thread 0 writes a slot in shared memory,
+ * the whole block meets at __syncthreads(), and the walker reads the
+ * slot. The barrier orders the write before the read, and the slots are
+ * used in turn (round r writes slot r % 2), so a slot is written again
+ * only after the next __syncthreads(), when its readers have read it.
+ *
+ * This program is that hand-over and nothing else, in two forms:
+ *   plain   the tile's warps use no named barrier;
+ *   named   they also pass bar.sync 1, 256 twice a round (as the tile scan
+ *           does), exchanging a value through shared memory.
+ * Each block checks what it received: the walker must see every round's
+ * value in order, and the tile's warps their neighbours' values. Run with
+ * GRID blocks (default 64), both forms; exit 0 when every block received
+ * what was sent, 1 otherwise. Under compute-sanitizer --tool racecheck,
+ * on an H200 with CUDA 13.0 (day31-scan/evidence-h200.txt), "named"
+ * draws "Potential RAW hazard" reports on the slot (write by thread 0
+ * before the barrier, read by thread 256 after it) once the grid has more
+ * blocks than run at once under the tool, while "plain" draws none at any
+ * grid, and neither does "named" at a grid that fits. That is why the
+ * evidence runs racecheck over the labs' checks with --max-blocks.
+ *
+ * Build: make -C day31-scan racecheck-named
+ * Run:   ./day31-scan/racecheck-named [GRID]
+ */
+#include <cstdio>
+#include <cstdlib>
+
+#include "hx_cuda.h"
+
+#define TILE_THREADS 256
+#define THREADS (TILE_THREADS + 32)
+#define ROUNDS 50
+
+/* out[block]: 0 when the block received everything as sent, else the
+ * number of values that differed. */
+template <bool NAMED>
+__global__ void __launch_bounds__(THREADS) handOver(int *out)
+{
+    __shared__ int slot[2];
+    __shared__ int part[TILE_THREADS / 32];
+    __shared__ int wrong;
+    const bool walker = threadIdx.x >= TILE_THREADS;
+    if (threadIdx.x == 0) wrong = 0;
+    __syncthreads();
+    int bad = 0;
+    for (int r = 0;; ++r) {
+        if (!walker) {
+            if (NAMED) {
+                const int warp = (int)threadIdx.x / 32;
+                if (threadIdx.x % 32 == 31) part[warp] = r * 100 + warp;
+                asm volatile("bar.sync 1, %0;" ::"n"(TILE_THREADS) : "memory");
+                const int next = (warp + 1) % (TILE_THREADS / 32);
+                bad += part[next] != r * 100 + next;
+                asm volatile("bar.sync 1, %0;" ::"n"(TILE_THREADS) : "memory");
+            }
+            if (threadIdx.x == 0) slot[r % 2] = r < ROUNDS ? r : -1;
+        }
+        __syncthreads();
+        const int handed = slot[r % 2];
+        if (walker) bad += handed != (r < ROUNDS ? r : -1);
+        if (handed < 0) break;
+    }
+    if (bad) atomicAdd(&wrong, bad);
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = wrong;
+}
+
+static int runForm(bool named, int grid, int *out)
+{
+    HX_CHECK(cudaMemset(out, 0xff, (size_t)grid * sizeof(int)));
+    if (named)
+        handOver<true><<<grid, THREADS>>>(out);
+    else
+        handOver<false><<<grid, THREADS>>>(out);
+    HX_CHECK_LAUNCH("handOver");
+    HX_CHECK(cudaDeviceSynchronize());
+    int *h = (int *)malloc((size_t)grid * sizeof(int));
+    HX_CHECK(cudaMemcpy(h, out, (size_t)grid * sizeof(int),
+                        cudaMemcpyDeviceToHost));
+    int badBlocks = 0;
+    for (int b = 0; b < grid; ++b) badBlocks += h[b] != 0;
+    free(h);
+    printf("%-5s grid %d: %s\n", named ? "named" : "plain", grid,
+           badBlocks ? "WRONG" : "every block received what was sent");
+    return badBlocks != 0;
+}
+
+int main(int argc, char **argv)
+{
+    char *end = NULL;
+    const long grid = argc > 1 ? strtol(argv[1], &end, 10) : 64;
+    if (argc > 2 || (argc > 1 && (*end || grid < 1 || grid > 100000))) {
+        fprintf(stderr, "usage: racecheck-named [GRID]   (1 to 100000 "
+                "blocks, default 64)\n");
+        return HX_EXIT_USAGE;
+    }
+    hx_device dev;
+    int rc = hx_device_open(&dev, "racecheck-named");
+    if (rc != HX_EXIT_OK) return rc;
+    int *out;
+    HX_CHECK(cudaMalloc(&out, (size_t)grid * sizeof(int)));
+    const int wrong = runForm(false, (int)grid, out) |
+                      runForm(true, (int)grid, out);
+    HX_CHECK(cudaFree(out));
+    return wrong ? HX_EXIT_FAIL : HX_EXIT_OK;
+}
