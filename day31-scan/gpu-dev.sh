@@ -32,8 +32,7 @@
 #                    capture runs those, and the split's sanitizers)
 #   memcheck, racecheck   compute-sanitizer over scan --check at 530,001
 #                    ints (130 tiles, windows of 32 moved back, the 3-block
-#                    runs loop over tiles); racecheck on at most 64 blocks
-#                    a launch (see racecheck_named.cu)
+#                    runs loop over tiles)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:-gpu-dev-logs}
@@ -117,7 +116,7 @@ step ncu-cub 0 90 $ncu --kernel-name regex:DeviceScanKernel --launch-skip 1 \
 san="compute-sanitizer --error-exitcode 99"
 step memcheck 0 60 $san --tool memcheck ./day31-scan/scan --check --n 530001
 step racecheck 0 150 $san --tool racecheck ./day31-scan/scan --check \
-    --n 530001 --max-blocks 64
+    --n 530001
 
 [ "$failed" -eq 0 ] && echo "gpu-dev: every step as expected" ||
     echo "gpu-dev: a step did not exit as expected (logs in $out)"

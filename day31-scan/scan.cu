@@ -402,12 +402,6 @@ static void passPlanDestroy(PassPlan *p)
     memset(p, 0, sizeof *p);
 }
 
-/* --max-blocks: at most this many blocks in any single-pass launch (0:
- * no cap). For compute-sanitizer's racecheck, which reports hazards that
- * are not there on the piped kernels when a grid has more blocks than fit
- * at once under the tool (racecheck_named.cu shows it on 30 lines). */
-static unsigned passMaxBlocks = 0;
-
 /* One single-pass scan on the default stream: the state's reset (a
  * memset), then the kernel. grid 0 takes the configuration's own. */
 static void singlePassRun(const PassPlan *p, int config, const int *in,
@@ -423,7 +417,6 @@ static void singlePassRun(const PassPlan *p, int config, const int *in,
     if (grid == 0)
         grid = tiles < p->resident[config] ? (unsigned)tiles
                                            : p->resident[config];
-    if (passMaxBlocks && grid > passMaxBlocks) grid = passMaxBlocks;
     HX_CHECK(cudaMemsetAsync(p->state, 0, lookbackBytes(tiles), 0));
     c->kernel<<<grid, passBlock(c)>>>(in, out, p->n, p->state, total,
                                     inclusive, stallNs);
@@ -1602,9 +1595,7 @@ static const char USAGE[] =
     "  --variants    time every single-pass configuration at one size\n"
     "  --sweep       time copy, course scan, single pass and CUB at n = 2^10,\n"
     "                2^11, ... up to what fits; write a CSV (harness/plot.py)\n"
-    "  --csv FILE    where --sweep writes (default scan-sweep.csv)\n"
-    "  --max-blocks B   at most B blocks in any single-pass launch (for\n"
-    "                racecheck: see racecheck_named.cu)";
+    "  --csv FILE    where --sweep writes (default scan-sweep.csv)";
 
 typedef struct {
     int variants, sweep;
@@ -1624,19 +1615,6 @@ static int takeLabOptions(int *argc, char **argv, LabOpts *lab)
             lab->variants = 1;
         } else if (!strcmp(a, "--sweep")) {
             lab->sweep = 1;
-        } else if (!strcmp(a, "--max-blocks") ||
-                   !strncmp(a, "--max-blocks=", 13)) {
-            const char *v = a[12] == '=' ? a + 13
-                            : i + 1 < *argc ? argv[++i] : NULL;
-            char *end = NULL;
-            unsigned long b = 0;
-            if (v && *v >= '0' && *v <= '9') b = strtoul(v, &end, 10);
-            if (!end || *end || b < 1 || b > 1000000) {
-                fprintf(stderr, "%s: --max-blocks needs a number from 1 to "
-                        "1000000 (try --help)\n", PROG);
-                return HX_EXIT_USAGE;
-            }
-            passMaxBlocks = (unsigned)b;
         } else if (!strcmp(a, "--csv") || !strncmp(a, "--csv=", 6)) {
             const char *v = a[5] == '=' ? a + 6
                             : i + 1 < *argc ? argv[++i] : NULL;

@@ -79,9 +79,7 @@ static const char USAGE[] =
     "--sweep times the main rows from n = 2^10 to the largest power of two\n"
     "that fits, and over survival 0 to 1 at the default n, and writes\n"
     "compaction-sizes.csv and compaction-survival.csv into the folder\n"
-    "--csv DIR (default: the current folder).\n"
-    "--max-blocks B puts at most B blocks in any single-pass launch (for\n"
-    "compute-sanitizer's racecheck: see ../day31-scan/racecheck_named.cu).";
+    "--csv DIR (default: the current folder).";
 
 /* ---- Launch shapes ------------------------------------------------------ */
 
@@ -1286,20 +1284,12 @@ static size_t passStateBytes(size_t n)
            lookbackBytes((n + PASS_SMALLEST_TILE - 1) / PASS_SMALLEST_TILE);
 }
 
-/* --max-blocks: at most this many blocks in any single-pass launch (0:
- * no cap). For compute-sanitizer's racecheck, which reports hazards that
- * are not there on the piped kernels when a grid has more blocks than fit
- * at once under the tool (../day31-scan/racecheck_named.cu shows it). */
-static unsigned passMaxBlocks = 0;
-
 /* Blocks for one single-pass launch: as many as fit at once (fit), never
- * more than there are tiles (or the self-check's small grid), nor than
- * --max-blocks. */
+ * more than there are tiles (or the self-check's small grid). */
 static unsigned passBlocks(const Lab *L, unsigned fit, size_t tiles)
 {
     if (L->passGrid) return L->passGrid;
-    const unsigned g = tiles < fit ? (unsigned)tiles : fit;
-    return passMaxBlocks && g > passMaxBlocks ? passMaxBlocks : g;
+    return tiles < fit ? (unsigned)tiles : fit;
 }
 
 static size_t tilesOf(int threads, int items, size_t n)
@@ -2757,19 +2747,6 @@ static int takeLabOptions(int *argc, char **argv, LabOptions *lo)
             lo->sweep = 1;
         } else if (strcmp(argv[i], "--variants") == 0) {
             lo->variants = 1;
-        } else if (strcmp(argv[i], "--max-blocks") == 0 ||
-                   strncmp(argv[i], "--max-blocks=", 13) == 0) {
-            const char *v = argv[i][12] == '=' ? argv[i] + 13
-                            : i + 1 < *argc ? argv[++i] : NULL;
-            char *end = NULL;
-            unsigned long b = 0;
-            if (v && *v >= '0' && *v <= '9') b = strtoul(v, &end, 10);
-            if (!end || *end || b < 1 || b > 1000000) {
-                fprintf(stderr, "%s: --max-blocks needs a number from 1 to "
-                        "1000000 (try --help)\n", PROG);
-                return HX_EXIT_USAGE;
-            }
-            passMaxBlocks = (unsigned)b;
         } else if (strncmp(argv[i], "--csv=", 6) == 0) {
             lo->csvDir = argv[i] + 6;
         } else if (strcmp(argv[i], "--csv") == 0) {

@@ -71,14 +71,11 @@ for part in $parts; do
         for tool in memcheck synccheck initcheck; do
             $cap "$t" $san --tool $tool ./day31-scan/scan --check --n 530001
         done
-        # racecheck (shared memory, within a block) over 35 tiles, on at
-        # most 64 blocks a launch: on grids larger than run at once under
-        # the tool, racecheck reports hazards on the piped kernels' hand-
-        # over that are not there; racecheck-named shows it on a 30-line
-        # kernel (its opening comment), plain and under racecheck.
-        $cap "$t" $san --tool racecheck ./day31-scan/scan --check --n 140001 --max-blocks 64
+        # racecheck (shared memory, within a block) over 35 tiles.
+        $cap "$t" $san --tool racecheck ./day31-scan/scan --check --n 140001
+        # The hand-over pattern of the piped kernels on 30 lines, plain and
+        # under racecheck (racecheck_named.cu's opening comment).
         $cap "$t" ./day31-scan/racecheck-named 2000
-        $cap "$t" $san --tool racecheck --print-limit 2 ./day31-scan/racecheck-named 64
         $cap "$t" $san --tool racecheck --print-limit 2 ./day31-scan/racecheck-named 2000
         ;;
     onepass)
@@ -103,12 +100,11 @@ for part in $parts; do
         $cap "$t" ./day33-compaction/compaction --sweep --csv "$dest"
         # --check at 262147 runs every kernel, the single-pass ones over
         # 128 tiles (the smallest configuration) with and without stalls;
-        # racecheck (shared memory, within a block) at a smaller size, on
-        # at most 64 blocks a launch (see day31 above).
+        # racecheck (shared memory, within a block) at a smaller size.
         for tool in memcheck synccheck initcheck; do
             $cap "$t" $san --tool $tool ./day33-compaction/compaction --check --n 262147
         done
-        $cap "$t" $san --tool racecheck ./day33-compaction/compaction --check --n 65537 --max-blocks 64
+        $cap "$t" $san --tool racecheck ./day33-compaction/compaction --check --n 65537
         $cap "$t" $san --tool memcheck --leak-check full ./day33-compaction/compaction --n 100000 --runs 1 --warmup 0
         ;;
     threeway)
