@@ -123,6 +123,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cuda/atomic>
+#include <cuda/barrier>
 
 /* The two low bits of a status word. 0 is what the reset memset leaves. */
 #define LOOKBACK_INVALID 0ull
@@ -537,6 +538,16 @@ template <int BLOCK, int ITEMS> struct StripedTile {
     template <int BAR = 0>
     static __device__ unsigned scanUp(unsigned (&v)[VECS], Storage &st)
     {
+        return scanUpWith(v, st, [] { tileBarrier<BAR>(); });
+    }
+
+    /* scanUp with the tile's barrier given as a callable (sync()), for a
+     * block whose tile warps meet at something else than a hardware
+     * barrier (lookbackPipelined's mbarrier form). */
+    template <class Sync>
+    static __device__ unsigned scanUpWith(unsigned (&v)[VECS], Storage &st,
+                                          Sync sync)
+    {
         const unsigned full = 0xffffffffu;
         const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 #pragma unroll
@@ -550,7 +561,7 @@ template <int BLOCK, int ITEMS> struct StripedTile {
 #pragma unroll
             for (int j = 0; j < VECS; ++j) st.partial[j * WARPS + warp] = v[j];
         /* Warp 0 reads every warp's totals. */
-        tileBarrier<BAR>();
+        sync();
         if (warp != 0) return 0;
 
         /* Lane l owns partials l * PER_LANE .. l * PER_LANE + PER_LANE - 1:
@@ -867,8 +878,8 @@ __device__ void lookbackEachTileAhead(unsigned long long *state,
  * the walker reads the hand slots for the next round. The slots come in
  * pairs used in turn (k % 2), so a slot is written again only after the
  * next barrier, when its readers have read it. The tile's own barriers
- * are named barrier 1 over the tile's BLOCK threads
- * (StripedTile::scanUp<1>), which the walker never joins. Every wait is
+ * are named barrier 1 over the tile's BLOCK threads, or an mbarrier
+ * (SYNC, below), which the walker never joins. Every wait is
  * on a smaller tile index than the waiting step's own, as in DEADLOCK at
  * the top: the aggregate of a block's tile k waits for the walks of its
  * tiles before k (smaller), a walk for the aggregates of the tiles before
@@ -876,17 +887,18 @@ __device__ void lookbackEachTileAhead(unsigned long long *state,
  * walker.
  *
  * The caller provides, as callables over its own shared memory:
- *   reduce(tile, base, vec, x) -> T   by the BLOCK tile threads: the
- *       tile's work up to its aggregate (returned in thread 0), x its
- *       loaded vectors (reduce may change them); its barriers are tile
- *       barriers (scanUp<1>), and it has at least one (it orders thread
- *       0's next write of the index slot after every read of it);
- *   stash(x)   by the tile threads, after reduce and after the previous
- *       tile's finish: keep what finish will need in shared memory. No
- *       barrier separates one thread's finish from another's stash: a
- *       stash that writes what another thread's finish reads begins with
- *       a tile barrier (compaction's does). Every stash is followed by a
- *       round's barrier (of the whole block) before its finish.
+ *   reduce(tile, base, vec, x, sync) -> T   by the BLOCK tile threads:
+ *       the tile's work up to its aggregate (returned in thread 0), x its
+ *       loaded vectors (reduce may change them); its barriers are calls
+ *       of sync() (StripedTile::scanUpWith(v, st, sync)), and it has at
+ *       least one (it orders thread 0's next write of the index slot
+ *       after every read of it);
+ *   stash(x, sync)   by the tile threads, after reduce and after the
+ *       previous tile's finish: keep what finish will need in shared
+ *       memory. No barrier separates one thread's finish from another's
+ *       stash: a stash that writes what another thread's finish reads
+ *       begins with sync() (compaction's does). Every stash is followed
+ *       by a round's barrier (of the whole block) before its finish.
  *   finish(tile, base, vec, prefix, aggregate)   by the tile threads,
  *       once the walker has the tile's exclusive prefix: the tile's
  *       output, from what stash kept. Between a stash and its finish come
@@ -904,8 +916,15 @@ template <typename T> struct PipeSlots {
 
 #define PIPE_END 0xffffffffu
 
-template <class Tile, class Ops, class Policy, int EARLY, class Reduce,
-          class Finish, class Stash>
+/* How the tile warps of lookbackPipelined meet among themselves (the
+ * walker never joins): PIPE_NAMED, named barrier 1 (PTX bar.sync 1,
+ * BLOCK); PIPE_MBARRIER, a cuda::barrier in shared memory (an mbarrier
+ * from sm_80 on). Same order either way; racecheck reads them
+ * differently (racecheck_named.cu). */
+enum { PIPE_NAMED, PIPE_MBARRIER };
+
+template <class Tile, class Ops, class Policy, int EARLY, int SYNC,
+          class Reduce, class Finish, class Stash>
 __device__ void lookbackPipelined(unsigned long long *state,
                                   PipeSlots<typename Ops::value_type> &sl,
                                   const int *in, size_t n, bool aligned,
@@ -918,6 +937,18 @@ __device__ void lookbackPipelined(unsigned long long *state,
     constexpr int BLOCK = Tile::WARPS * 32;
     const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
     const bool walker = threadIdx.x >= BLOCK;
+
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::barrier<cuda::thread_scope_block> tileBar;
+    if (SYNC == PIPE_MBARRIER && threadIdx.x == 0) init(&tileBar, BLOCK);
+    __syncthreads();   /* tileBar ready before any tile warp arrives */
+    /* The tile warps' barrier, handed to reduce and stash. */
+    auto sync = [&] {
+        if constexpr (SYNC == PIPE_MBARRIER)
+            tileBar.arrive_and_wait();
+        else
+            Tile::template tileBarrier<1>();
+    };
 
     /* The tile threads' state: the tile of this round, the one before. */
     unsigned prev = 0;
@@ -936,7 +967,7 @@ __device__ void lookbackPipelined(unsigned long long *state,
         if (!walker) {
             if (!EARLY && threadIdx.x == 0)
                 sl.take = lookbackTakeTile(state);
-            Tile::template tileBarrier<1>();
+            sync();
             tile = sl.take;
             if (tile < tiles) {   /* the same in every tile thread */
                 base = (size_t)tile * Tile::SIZE;
@@ -950,7 +981,7 @@ __device__ void lookbackPipelined(unsigned long long *state,
                 unsigned ticket = 0;
                 if (EARLY == 1 && threadIdx.x == 0)
                     ticket = lookbackTakeTile(state);
-                const T aggregate = reduce(tile, base, vec, x);
+                const T aggregate = reduce(tile, base, vec, x, sync);
                 if (EARLY == 2 && threadIdx.x == 0)
                     ticket = lookbackTakeTile(state);
                 if (threadIdx.x == 0) {
@@ -979,7 +1010,7 @@ __device__ void lookbackPipelined(unsigned long long *state,
                 finish(prev, prevBase, prevVec, sl.prefix[(k - 1) % 2],
                        sl.aggregate[(k - 1) % 2]);
             if (handed == PIPE_END) return;
-            stash(x);
+            stash(x, sync);
             prev = tile;
             prevBase = base;
             prevVec = vec;

@@ -10,17 +10,21 @@
  * used in turn (round r writes slot r % 2), so a slot is written again
  * only after the next __syncthreads(), when its readers have read it.
  *
- * This program is that hand-over and nothing else, in two forms:
- *   plain   the tile's warps use no named barrier;
+ * This program is that hand-over and nothing else, in three forms:
+ *   plain   the tile's warps use no barrier of their own;
  *   named   they also pass bar.sync 1, 256 twice a round (as the tile scan
- *           does), exchanging a value through shared memory.
+ *           does), exchanging a value through shared memory;
+ *   mbar    the same with a cuda::barrier (an mbarrier from sm_80 on)
+ *           instead of the named barrier (lookbackPipelined's
+ *           PIPE_MBARRIER form).
  * Each block checks what it received: the walker must see every round's
  * value in order, and the tile's warps their neighbours' values. Run with
- * GRID blocks (default 64), both forms; exit 0 when every block received
+ * GRID blocks (default 64), every form; exit 0 when every block received
  * what was sent, 1 otherwise.
  *
  * Measured on an H200 with CUDA 13.0 and its compute-sanitizer (dev runs,
- * day31-scan/notes-piped-h200.txt): every block of both forms received
+ * day31-scan/notes-piped-h200.txt; the mbar form not yet run): every
+ * block of both forms received
  * what was sent. Under --tool racecheck, both forms in one run: none at
  * 4 blocks; one report at 64; 39,272 at 2000, and every report shown
  * (--print-limit) was a "Potential RAW hazard" on the slot in the named
@@ -34,6 +38,7 @@
  */
 #include <cstdio>
 #include <cstdlib>
+#include <cuda/barrier>
 
 #include "hx_cuda.h"
 
@@ -43,25 +48,38 @@
 
 /* out[block]: 0 when the block received everything as sent, else the
  * number of values that differed. */
-template <bool NAMED>
+enum { PLAIN, NAMED, MBAR };
+
+template <int FORM>
 __global__ void __launch_bounds__(THREADS) handOver(int *out)
 {
     __shared__ int slot[2];
     __shared__ int part[TILE_THREADS / 32];
     __shared__ int wrong;
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::barrier<cuda::thread_scope_block> tileBar;
     const bool walker = threadIdx.x >= TILE_THREADS;
-    if (threadIdx.x == 0) wrong = 0;
+    if (threadIdx.x == 0) {
+        wrong = 0;
+        init(&tileBar, TILE_THREADS);
+    }
     __syncthreads();
+    auto tileSync = [&] {
+        if constexpr (FORM == MBAR)
+            tileBar.arrive_and_wait();
+        else
+            asm volatile("bar.sync 1, %0;" ::"n"(TILE_THREADS) : "memory");
+    };
     int bad = 0;
     for (int r = 0;; ++r) {
         if (!walker) {
-            if (NAMED) {
+            if (FORM != PLAIN) {
                 const int warp = (int)threadIdx.x / 32;
                 if (threadIdx.x % 32 == 31) part[warp] = r * 100 + warp;
-                asm volatile("bar.sync 1, %0;" ::"n"(TILE_THREADS) : "memory");
+                tileSync();
                 const int next = (warp + 1) % (TILE_THREADS / 32);
                 bad += part[next] != r * 100 + next;
-                asm volatile("bar.sync 1, %0;" ::"n"(TILE_THREADS) : "memory");
+                tileSync();
             }
             if (threadIdx.x == 0) slot[r % 2] = r < ROUNDS ? r : -1;
         }
@@ -75,13 +93,15 @@ __global__ void __launch_bounds__(THREADS) handOver(int *out)
     if (threadIdx.x == 0) out[blockIdx.x] = wrong;
 }
 
-static int runForm(bool named, int grid, int *out)
+static int runForm(int form, int grid, int *out)
 {
     HX_CHECK(cudaMemset(out, 0xff, (size_t)grid * sizeof(int)));
-    if (named)
-        handOver<true><<<grid, THREADS>>>(out);
+    if (form == NAMED)
+        handOver<NAMED><<<grid, THREADS>>>(out);
+    else if (form == MBAR)
+        handOver<MBAR><<<grid, THREADS>>>(out);
     else
-        handOver<false><<<grid, THREADS>>>(out);
+        handOver<PLAIN><<<grid, THREADS>>>(out);
     HX_CHECK_LAUNCH("handOver");
     HX_CHECK(cudaDeviceSynchronize());
     int *h = (int *)malloc((size_t)grid * sizeof(int));
@@ -90,7 +110,8 @@ static int runForm(bool named, int grid, int *out)
     int badBlocks = 0;
     for (int b = 0; b < grid; ++b) badBlocks += h[b] != 0;
     free(h);
-    printf("%-5s grid %d: %s\n", named ? "named" : "plain", grid,
+    printf("%-5s grid %d: %s\n",
+           form == NAMED ? "named" : form == MBAR ? "mbar" : "plain", grid,
            badBlocks ? "WRONG" : "every block received what was sent");
     return badBlocks != 0;
 }
@@ -109,8 +130,9 @@ int main(int argc, char **argv)
     if (rc != HX_EXIT_OK) return rc;
     int *out;
     HX_CHECK(cudaMalloc(&out, (size_t)grid * sizeof(int)));
-    const int wrong = runForm(false, (int)grid, out) |
-                      runForm(true, (int)grid, out);
+    const int wrong = runForm(PLAIN, (int)grid, out) |
+                      runForm(NAMED, (int)grid, out) |
+                      runForm(MBAR, (int)grid, out);
     HX_CHECK(cudaFree(out));
     return wrong ? HX_EXIT_FAIL : HX_EXIT_OK;
 }

@@ -239,7 +239,8 @@ singlePassScan(const int *in, int *out, size_t n,
  * place (x becomes each element's prefix within the tile) and returns the
  * aggregate; stash keeps x in the thread's own shared slots; finish adds
  * the tile's prefix and stores. Same contract as singlePassScan. */
-template <int BLOCK, int ITEMS, int MIN_BLOCKS, class Policy, int EARLY>
+template <int BLOCK, int ITEMS, int MIN_BLOCKS, class Policy, int EARLY,
+          int SYNC = PIPE_NAMED>
 __global__ void __launch_bounds__(BLOCK + 32, MIN_BLOCKS)
 singlePassScanPiped(const int *in, int *out, size_t n,
                     unsigned long long *state, int *total, int inclusive,
@@ -251,15 +252,16 @@ singlePassScanPiped(const int *in, int *out, size_t n,
     __shared__ int4 kept[Tile::VECS * BLOCK];
     const bool aligned = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
 
-    auto reduce = [&](unsigned, size_t, bool, int4 (&x)[Tile::VECS]) {
+    auto reduce = [&](unsigned, size_t, bool, int4 (&x)[Tile::VECS],
+                      auto sync) {
         unsigned v[Tile::VECS];
 #pragma unroll
         for (int j = 0; j < Tile::VECS; ++j)
             v[j] = (unsigned)x[j].x + (unsigned)x[j].y + (unsigned)x[j].z +
                    (unsigned)x[j].w;
-        const unsigned aggregate = Tile::template scanUp<1>(v, st);
+        const unsigned aggregate = Tile::scanUpWith(v, st, sync);
         /* Everyone reads warp 0's scanned partials. */
-        Tile::template tileBarrier<1>();
+        sync();
 #pragma unroll
         for (int j = 0; j < Tile::VECS; ++j) {
             const unsigned a = x[j].x, b = x[j].y, c = x[j].z, d = x[j].w;
@@ -272,7 +274,7 @@ singlePassScanPiped(const int *in, int *out, size_t n,
         }
         return (int)aggregate;
     };
-    auto stash = [&](const int4 (&x)[Tile::VECS]) {
+    auto stash = [&](const int4 (&x)[Tile::VECS], auto) {
 #pragma unroll
         for (int j = 0; j < Tile::VECS; ++j)
             kept[j * BLOCK + threadIdx.x] = x[j];
@@ -290,7 +292,7 @@ singlePassScanPiped(const int *in, int *out, size_t n,
         }
     };
     /* 0 pads a partial tile: it adds nothing, and is never stored. */
-    lookbackPipelined<Tile, LookbackSum, Policy, EARLY>(
+    lookbackPipelined<Tile, LookbackSum, Policy, EARLY, SYNC>(
         state, slots, in, n, aligned, 0, stallNs, total, reduce, finish,
         stash);
 }
@@ -360,6 +362,9 @@ static const PassConfig passConfigs[] = {
      singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 0>, 256, 24, 288},
     {"256 x 32 piped, relaxed, window 32",
      singlePassScanPiped<256, 32, 1, LookbackRelaxed32, 0>, 256, 32, 288},
+    {"256 x 24 piped, mbarrier, relaxed, window 32",
+     singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 0, PIPE_MBARRIER>,
+     256, 24, 288},
     {"256 x 24 piped early, relaxed, window 32",
      singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 1>, 256, 24, 288},
     {"256 x 24 piped late take, relaxed, window 32",

@@ -366,7 +366,8 @@ compactSinglePass(const int *__restrict__ in, int *__restrict__ out, size_t n,
  * out[prefix ..] (storeShifted: 16-byte stores, shifted to out's offset
  * modulo 4 as they leave). The walker of the last tile writes *count.
  * Same contract as compactSinglePass. */
-template <int THREADS, int ITEMS, int MIN_BLOCKS, class Policy, int EARLY>
+template <int THREADS, int ITEMS, int MIN_BLOCKS, class Policy, int EARLY,
+          int SYNC = PIPE_NAMED>
 __global__ void __launch_bounds__(THREADS + 32, MIN_BLOCKS)
 compactPiped(const int *__restrict__ in, int *__restrict__ out, size_t n,
              unsigned long long *state, int *count, unsigned stallNs)
@@ -378,14 +379,15 @@ compactPiped(const int *__restrict__ in, int *__restrict__ out, size_t n,
     const bool vecOut = (uintptr_t)out % 16 == 0;
     unsigned v[Tile::VECS];   /* reduce's scanned counts, for stash */
 
-    auto reduce = [&](unsigned, size_t, bool, int4 (&x)[Tile::VECS]) {
+    auto reduce = [&](unsigned, size_t, bool, int4 (&x)[Tile::VECS],
+                      auto sync) {
         keptPerVector<NonZero>(x, v);
-        return (int)Tile::template scanUp<1>(v, st);
+        return (int)Tile::scanUpWith(v, st, sync);
     };
-    auto stash = [&](const int4 (&x)[Tile::VECS]) {
+    auto stash = [&](const int4 (&x)[Tile::VECS], auto sync) {
         /* The previous tile's finish has read staged in every thread, and
          * warp 0's scanned partials are visible to all. */
-        Tile::template tileBarrier<1>();
+        sync();
 #pragma unroll
         for (int j = 0; j < Tile::VECS; ++j) {
             const int e[4] = {x[j].x, x[j].y, x[j].z, x[j].w};
@@ -402,7 +404,7 @@ compactPiped(const int *__restrict__ in, int *__restrict__ out, size_t n,
                               (unsigned)kept, vecOut);
     };
     /* 0 pads a partial tile: it is not kept. */
-    lookbackPipelined<Tile, LookbackSum, Policy, EARLY>(
+    lookbackPipelined<Tile, LookbackSum, Policy, EARLY, SYNC>(
         state, slots, in, n, true, 0, stallNs, count, reduce, finish, stash);
 }
 
@@ -654,6 +656,8 @@ static int passBlock(const PassConfig *c)
 
 #define COMPACT(T, I, B, P, A, S) compactSinglePass<T, I, B, P, A, S>, T, I
 #define PIPED(T, I, B, P, E) compactPiped<T, I, B, P, E>, T, I, T + 32
+#define PIPED_MBAR(T, I, B, P, E) \
+    compactPiped<T, I, B, P, E, PIPE_MBARRIER>, T, I, T + 32
 static const PassConfig passConfigs[] = {
     {"256 x 32 piped, relaxed, window 32, vector stores",
      PIPED(256, 32, 1, LookbackRelaxed32, 0)},
@@ -691,6 +695,8 @@ static const PassConfig passConfigs[] = {
      COMPACT(256, 32, 2, LookbackRelaxed128, true, STORE_VECTORS)},
     {"512 x 16, relaxed, window 32, vector stores",
      COMPACT(512, 16, 1, LookbackRelaxed32, false, STORE_VECTORS)},
+    {"256 x 32 piped, mbarrier, relaxed, window 32, vector stores",
+     PIPED_MBAR(256, 32, 1, LookbackRelaxed32, 0)},
     {"256 x 16 piped, relaxed, window 32, vector stores",
      PIPED(256, 16, 1, LookbackRelaxed32, 0)},
     {"256 x 24 piped, relaxed, window 32, vector stores",
@@ -704,6 +710,7 @@ static const PassConfig passConfigs[] = {
 };
 #undef COMPACT
 #undef PIPED
+#undef PIPED_MBAR
 #define PASS_CONFIGS ((int)(sizeof passConfigs / sizeof passConfigs[0]))
 
 /* The stable partition's: a scheme, its two passes, the tile shape. */
