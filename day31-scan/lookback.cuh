@@ -919,9 +919,11 @@ template <typename T> struct PipeSlots {
 /* How the tile warps of lookbackPipelined meet among themselves (the
  * walker never joins): PIPE_NAMED, named barrier 1 (PTX bar.sync 1,
  * BLOCK); PIPE_MBARRIER, a cuda::barrier in shared memory (an mbarrier
- * from sm_80 on). Same order either way; racecheck reads them
- * differently (racecheck_named.cu). */
-enum { PIPE_NAMED, PIPE_MBARRIER };
+ * from sm_80 on). PIPE_MBARRIER_ALL: the same, and the round's barrier of
+ * the whole block a cuda::barrier too, in place of __syncthreads(). Same
+ * order in every form; racecheck reads them differently
+ * (racecheck_named.cu). */
+enum { PIPE_NAMED, PIPE_MBARRIER, PIPE_MBARRIER_ALL };
 
 template <class Tile, class Ops, class Policy, int EARLY, int SYNC,
           class Reduce, class Finish, class Stash>
@@ -939,12 +941,15 @@ __device__ void lookbackPipelined(unsigned long long *state,
     const bool walker = threadIdx.x >= BLOCK;
 
 #pragma nv_diag_suppress static_var_with_dynamic_init
-    __shared__ cuda::barrier<cuda::thread_scope_block> tileBar;
-    if (SYNC == PIPE_MBARRIER && threadIdx.x == 0) init(&tileBar, BLOCK);
-    __syncthreads();   /* tileBar ready before any tile warp arrives */
+    __shared__ cuda::barrier<cuda::thread_scope_block> tileBar, roundBar;
+    if (SYNC != PIPE_NAMED && threadIdx.x == 0) {
+        init(&tileBar, BLOCK);
+        init(&roundBar, BLOCK + 32);
+    }
+    __syncthreads();   /* the barriers ready before anyone arrives */
     /* The tile warps' barrier, handed to reduce and stash. */
     auto sync = [&] {
-        if constexpr (SYNC == PIPE_MBARRIER)
+        if constexpr (SYNC != PIPE_NAMED)
             tileBar.arrive_and_wait();
         else
             Tile::template tileBarrier<1>();
@@ -1003,7 +1008,10 @@ __device__ void lookbackPipelined(unsigned long long *state,
             }
         }
         /* Round k: tile k handed over, tile k - 1 walked. */
-        __syncthreads();
+        if constexpr (SYNC == PIPE_MBARRIER_ALL)
+            roundBar.arrive_and_wait();
+        else
+            __syncthreads();
         const unsigned handed = sl.tile[k % 2];
         if (!walker) {
             if (k > 0)

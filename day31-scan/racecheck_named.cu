@@ -16,14 +16,16 @@
  *           does), exchanging a value through shared memory;
  *   mbar    the same with a cuda::barrier (an mbarrier from sm_80 on)
  *           instead of the named barrier (lookbackPipelined's
- *           PIPE_MBARRIER form).
+ *           PIPE_MBARRIER form);
+ *   mball   mbar, and the round's barrier a cuda::barrier of the whole
+ *           block too (PIPE_MBARRIER_ALL).
  * Each block checks what it received: the walker must see every round's
  * value in order, and the tile's warps their neighbours' values. Run with
  * GRID blocks (default 64), every form; exit 0 when every block received
  * what was sent, 1 otherwise.
  *
  * Measured on an H200 with CUDA 13.0 and its compute-sanitizer (dev runs,
- * day31-scan/notes-piped-h200.txt; the mbar form not yet run): every
+ * day31-scan/notes-piped-h200.txt; mbar and mball not yet run): every
  * block of both forms received
  * what was sent. Under --tool racecheck, both forms in one run: none at
  * 4 blocks; one report at 64; 39,272 at 2000, and every report shown
@@ -48,7 +50,7 @@
 
 /* out[block]: 0 when the block received everything as sent, else the
  * number of values that differed. */
-enum { PLAIN, NAMED, MBAR };
+enum { PLAIN, NAMED, MBAR, MBALL };
 
 template <int FORM>
 __global__ void __launch_bounds__(THREADS) handOver(int *out)
@@ -57,15 +59,16 @@ __global__ void __launch_bounds__(THREADS) handOver(int *out)
     __shared__ int part[TILE_THREADS / 32];
     __shared__ int wrong;
 #pragma nv_diag_suppress static_var_with_dynamic_init
-    __shared__ cuda::barrier<cuda::thread_scope_block> tileBar;
+    __shared__ cuda::barrier<cuda::thread_scope_block> tileBar, roundBar;
     const bool walker = threadIdx.x >= TILE_THREADS;
     if (threadIdx.x == 0) {
         wrong = 0;
         init(&tileBar, TILE_THREADS);
+        init(&roundBar, THREADS);
     }
     __syncthreads();
     auto tileSync = [&] {
-        if constexpr (FORM == MBAR)
+        if constexpr (FORM == MBAR || FORM == MBALL)
             tileBar.arrive_and_wait();
         else
             asm volatile("bar.sync 1, %0;" ::"n"(TILE_THREADS) : "memory");
@@ -83,7 +86,10 @@ __global__ void __launch_bounds__(THREADS) handOver(int *out)
             }
             if (threadIdx.x == 0) slot[r % 2] = r < ROUNDS ? r : -1;
         }
-        __syncthreads();
+        if constexpr (FORM == MBALL)
+            roundBar.arrive_and_wait();
+        else
+            __syncthreads();
         const int handed = slot[r % 2];
         if (walker) bad += handed != (r < ROUNDS ? r : -1);
         if (handed < 0) break;
@@ -100,6 +106,8 @@ static int runForm(int form, int grid, int *out)
         handOver<NAMED><<<grid, THREADS>>>(out);
     else if (form == MBAR)
         handOver<MBAR><<<grid, THREADS>>>(out);
+    else if (form == MBALL)
+        handOver<MBALL><<<grid, THREADS>>>(out);
     else
         handOver<PLAIN><<<grid, THREADS>>>(out);
     HX_CHECK_LAUNCH("handOver");
@@ -111,7 +119,11 @@ static int runForm(int form, int grid, int *out)
     for (int b = 0; b < grid; ++b) badBlocks += h[b] != 0;
     free(h);
     printf("%-5s grid %d: %s\n",
-           form == NAMED ? "named" : form == MBAR ? "mbar" : "plain", grid,
+           form == NAMED  ? "named"
+           : form == MBAR ? "mbar"
+           : form == MBALL ? "mball"
+                          : "plain",
+           grid,
            badBlocks ? "WRONG" : "every block received what was sent");
     return badBlocks != 0;
 }
@@ -132,7 +144,8 @@ int main(int argc, char **argv)
     HX_CHECK(cudaMalloc(&out, (size_t)grid * sizeof(int)));
     const int wrong = runForm(PLAIN, (int)grid, out) |
                       runForm(NAMED, (int)grid, out) |
-                      runForm(MBAR, (int)grid, out);
+                      runForm(MBAR, (int)grid, out) |
+                      runForm(MBALL, (int)grid, out);
     HX_CHECK(cudaFree(out));
     return wrong ? HX_EXIT_FAIL : HX_EXIT_OK;
 }

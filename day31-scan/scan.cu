@@ -328,8 +328,8 @@ static int passBlock(const PassConfig *c)
 }
 
 static const PassConfig passConfigs[] = {
-    {"256 x 24 piped, relaxed, window 32, 4 blocks/SM",
-     singlePassScanPiped<256, 24, 4, LookbackRelaxed32, 0>, 256, 24, 288},
+    {"256 x 24 piped, relaxed, window 32",
+     singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 0>, 256, 24, 288},
     {"256 x 16, relaxed, window 32",
      singlePassScan<256, 16, 1, LookbackRelaxed32, false>, 256, 16},
     {"256 x 16, acq-rel, window 32 (untuned)",
@@ -358,12 +358,13 @@ static const PassConfig passConfigs[] = {
      singlePassScan<256, 32, 2, LookbackRelaxed128, true>, 256, 32},
     {"256 x 16 piped, relaxed, window 32",
      singlePassScanPiped<256, 16, 1, LookbackRelaxed32, 0>, 256, 16, 288},
-    {"256 x 24 piped, relaxed, window 32",
-     singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 0>, 256, 24, 288},
     {"256 x 32 piped, relaxed, window 32",
      singlePassScanPiped<256, 32, 1, LookbackRelaxed32, 0>, 256, 32, 288},
     {"256 x 24 piped, mbarrier, relaxed, window 32",
      singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 0, PIPE_MBARRIER>,
+     256, 24, 288},
+    {"256 x 24 piped, mbarriers only, relaxed, window 32",
+     singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 0, PIPE_MBARRIER_ALL>,
      256, 24, 288},
     {"256 x 24 piped early, relaxed, window 32",
      singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 1>, 256, 24, 288},

@@ -658,6 +658,8 @@ static int passBlock(const PassConfig *c)
 #define PIPED(T, I, B, P, E) compactPiped<T, I, B, P, E>, T, I, T + 32
 #define PIPED_MBAR(T, I, B, P, E) \
     compactPiped<T, I, B, P, E, PIPE_MBARRIER>, T, I, T + 32
+#define PIPED_MBAR_ALL(T, I, B, P, E) \
+    compactPiped<T, I, B, P, E, PIPE_MBARRIER_ALL>, T, I, T + 32
 static const PassConfig passConfigs[] = {
     {"256 x 32 piped, relaxed, window 32, vector stores",
      PIPED(256, 32, 1, LookbackRelaxed32, 0)},
@@ -697,20 +699,21 @@ static const PassConfig passConfigs[] = {
      COMPACT(512, 16, 1, LookbackRelaxed32, false, STORE_VECTORS)},
     {"256 x 32 piped, mbarrier, relaxed, window 32, vector stores",
      PIPED_MBAR(256, 32, 1, LookbackRelaxed32, 0)},
+    {"256 x 32 piped, mbarriers only, relaxed, window 32, vector stores",
+     PIPED_MBAR_ALL(256, 32, 1, LookbackRelaxed32, 0)},
     {"256 x 16 piped, relaxed, window 32, vector stores",
      PIPED(256, 16, 1, LookbackRelaxed32, 0)},
     {"256 x 24 piped, relaxed, window 32, vector stores",
      PIPED(256, 24, 1, LookbackRelaxed32, 0)},
     {"256 x 40 piped, relaxed, window 32, vector stores",
      PIPED(256, 40, 1, LookbackRelaxed32, 0)},
-    {"256 x 32 piped, relaxed, window 32, 4 blocks/SM, vector stores",
-     PIPED(256, 32, 4, LookbackRelaxed32, 0)},
     {"256 x 32 piped late take, relaxed, window 32, vector stores",
      PIPED(256, 32, 1, LookbackRelaxed32, 2)},
 };
 #undef COMPACT
 #undef PIPED
 #undef PIPED_MBAR
+#undef PIPED_MBAR_ALL
 #define PASS_CONFIGS ((int)(sizeof passConfigs / sizeof passConfigs[0]))
 
 /* The stable partition's: a scheme, its two passes, the tile shape. */
