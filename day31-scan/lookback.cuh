@@ -2,8 +2,8 @@
  * tile indices in start order, one status word per tile, the decoupled
  * look-back, the striped tile (vector loads and stores, and the scan of a
  * tile that feeds the look-back), a tile's output staged in shared memory
- * and written as runs of 16-byte vectors (storeStaged), and the two tile
- * loops a kernel runs.
+ * and written as runs of 16-byte vectors (storeStaged), and the three tile
+ * loops a kernel runs (one tile at a time, loading ahead, pipelined).
  *
  * Used by day31-scan/scan.cu (singlePassScan: the aggregate is an int sum),
  * day33-compaction (the aggregate is a count of survivors) and the
@@ -870,7 +870,7 @@ __device__ void lookbackEachTileAhead(unsigned long long *state,
  * block waits for no walk before that).
  *
  * Both sides run one loop of rounds, and every round ends at the same
- * __syncthreads() of the whole block (one barrier per tile): in round k
+ * barrier of the whole block, roundBar (one a tile): in round k
  * the tile threads take tile k, load it, reduce it, publish its aggregate
  * and write tile k and the aggregate to the hand slots, while the walker
  * walks tile k - 1 (handed in the round before) and writes its prefix.
@@ -879,7 +879,14 @@ __device__ void lookbackEachTileAhead(unsigned long long *state,
  * pairs used in turn (k % 2), so a slot is written again only after the
  * next barrier, when its readers have read it. The tile's own barriers
  * are named barrier 1 over the tile's BLOCK threads, or an mbarrier
- * (SYNC, below), which the walker never joins. Every wait is
+ * (SYNC, below), which the walker never joins. The round's barrier is a
+ * cuda::barrier (an mbarrier from sm_80 on, arrive then wait), not
+ * __syncthreads(): both order the slots' writes before their reads, but
+ * compute-sanitizer's racecheck, given __syncthreads() beside a named
+ * barrier of some warps, reports the slots as hazards
+ * (racecheck_named.cu), and a check that always reports something checks
+ * nothing. With the cuda::barrier it reports none, and it still reports a
+ * real race on a slot (that program's racy form). Every wait is
  * on a smaller tile index than the waiting step's own, as in DEADLOCK at
  * the top: the aggregate of a block's tile k waits for the walks of its
  * tiles before k (smaller), a walk for the aggregates of the tiles before
@@ -890,13 +897,10 @@ __device__ void lookbackEachTileAhead(unsigned long long *state,
  *   reduce(tile, base, vec, x, sync) -> T   by the BLOCK tile threads:
  *       the tile's work up to its aggregate (returned in thread 0), x its
  *       loaded vectors (reduce may change them); its barriers are calls
- *       of sync() (StripedTile::scanUpWith(v, st, sync)), and it has at
- *       least one (it orders thread 0's next write of the index slot
- *       after every read of it);
+ *       of sync() (StripedTile::scanUpWith(v, st, sync));
  *   stash(x, sync)   by the tile threads, after reduce and after the
  *       previous tile's finish: keep what finish will need in shared
- *       memory. No barrier separates one thread's finish from another's
- *       stash: a stash that writes what another thread's finish reads
+ *       memory. A stash that writes what another thread's finish reads
  *       begins with sync() (compaction's does). Every stash is followed
  *       by a round's barrier (of the whole block) before its finish.
  *   finish(tile, base, vec, prefix, aggregate)   by the tile threads,
@@ -911,22 +915,22 @@ template <typename T> struct PipeSlots {
     T aggregate[2];     /* the handed tile's aggregate */
     T prefix[2];        /* the walker's answer: its exclusive prefix */
     unsigned take;      /* the index thread 0 took (tile threads only) */
-    unsigned ticket;    /* EARLY: the next one, taken ahead */
 };
 
 #define PIPE_END 0xffffffffu
 
 /* How the tile warps of lookbackPipelined meet among themselves (the
  * walker never joins): PIPE_NAMED, named barrier 1 (PTX bar.sync 1,
- * BLOCK); PIPE_MBARRIER, a cuda::barrier in shared memory (an mbarrier
- * from sm_80 on). PIPE_MBARRIER_ALL: the same, and the round's barrier of
- * the whole block a cuda::barrier too, in place of __syncthreads(). Same
- * order in every form; racecheck reads them differently
+ * BLOCK; the production form); PIPE_MBARRIER, a cuda::barrier of the tile
+ * threads in shared memory (an mbarrier from sm_80 on). The round's
+ * barrier of the whole block is a cuda::barrier in both. Same order in
+ * every form; __syncthreads() for the round, with the named barrier, is
+ * the same order too, but racecheck reports the hand-over slots then
  * (racecheck_named.cu). */
-enum { PIPE_NAMED, PIPE_MBARRIER, PIPE_MBARRIER_ALL };
+enum { PIPE_NAMED, PIPE_MBARRIER };
 
-template <class Tile, class Ops, class Policy, int EARLY, int SYNC,
-          class Reduce, class Finish, class Stash>
+template <class Tile, class Ops, class Policy, int SYNC, class Reduce,
+          class Finish, class Stash>
 __device__ void lookbackPipelined(unsigned long long *state,
                                   PipeSlots<typename Ops::value_type> &sl,
                                   const int *in, size_t n, bool aligned,
@@ -942,14 +946,14 @@ __device__ void lookbackPipelined(unsigned long long *state,
 
 #pragma nv_diag_suppress static_var_with_dynamic_init
     __shared__ cuda::barrier<cuda::thread_scope_block> tileBar, roundBar;
-    if (SYNC != PIPE_NAMED && threadIdx.x == 0) {
-        init(&tileBar, BLOCK);
+    if (threadIdx.x == 0) {
+        if (SYNC == PIPE_MBARRIER) init(&tileBar, BLOCK);
         init(&roundBar, BLOCK + 32);
     }
     __syncthreads();   /* the barriers ready before anyone arrives */
     /* The tile warps' barrier, handed to reduce and stash. */
     auto sync = [&] {
-        if constexpr (SYNC != PIPE_NAMED)
+        if constexpr (SYNC == PIPE_MBARRIER)
             tileBar.arrive_and_wait();
         else
             Tile::template tileBarrier<1>();
@@ -964,36 +968,23 @@ __device__ void lookbackPipelined(unsigned long long *state,
     unsigned walk = PIPE_END;
     T walkAggregate = Ops::identity();
 
-    if (EARLY && threadIdx.x == 0) sl.take = lookbackTakeTile(state);
     for (unsigned k = 0;; ++k) {
         unsigned tile = PIPE_END;
         size_t base = 0;
         bool vec = false;
         if (!walker) {
-            if (!EARLY && threadIdx.x == 0)
-                sl.take = lookbackTakeTile(state);
+            if (threadIdx.x == 0) sl.take = lookbackTakeTile(state);
             sync();
             tile = sl.take;
             if (tile < tiles) {   /* the same in every tile thread */
                 base = (size_t)tile * Tile::SIZE;
                 vec = aligned && Tile::vectorOk(in, base, n);
                 Tile::load(in, base, n, vec, x, pad);
-                /* EARLY: the next index is asked for early, so that its
-                 * round trip overlaps this tile's work (1: once the loads
-                 * are issued; 2: once the aggregate is published); it is
-                 * written to the slot after every tile thread has read
-                 * this one (after the round's barrier). */
-                unsigned ticket = 0;
-                if (EARLY == 1 && threadIdx.x == 0)
-                    ticket = lookbackTakeTile(state);
                 const T aggregate = reduce(tile, base, vec, x, sync);
-                if (EARLY == 2 && threadIdx.x == 0)
-                    ticket = lookbackTakeTile(state);
                 if (threadIdx.x == 0) {
                     lookbackPublishAggregate<Ops, Policy>(state, tile,
                                                           aggregate, stallNs);
                     sl.aggregate[k % 2] = aggregate;
-                    if (EARLY) sl.ticket = ticket;
                 }
             } else {
                 tile = PIPE_END;
@@ -1008,10 +999,7 @@ __device__ void lookbackPipelined(unsigned long long *state,
             }
         }
         /* Round k: tile k handed over, tile k - 1 walked. */
-        if constexpr (SYNC == PIPE_MBARRIER_ALL)
-            roundBar.arrive_and_wait();
-        else
-            __syncthreads();
+        roundBar.arrive_and_wait();
         const unsigned handed = sl.tile[k % 2];
         if (!walker) {
             if (k > 0)
@@ -1022,7 +1010,6 @@ __device__ void lookbackPipelined(unsigned long long *state,
             prev = tile;
             prevBase = base;
             prevVec = vec;
-            if (EARLY && threadIdx.x == 0) sl.take = sl.ticket;
         } else {
             if (handed == PIPE_END) return;
             walk = handed;

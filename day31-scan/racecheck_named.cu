@@ -1,45 +1,58 @@
 /* racecheck_named.cu: a hazard compute-sanitizer's racecheck reports that
- * is not there, on the smallest kernel that shows it.
+ * is not there, on the smallest kernel that shows it, and why the piped
+ * single pass meets once a round at a cuda::barrier, not __syncthreads().
  *
  * The pipelined single pass (lookback.cuh, lookbackPipelined) has a block
  * of two kinds of warps: the tile's warps, which synchronize among
  * themselves with a named barrier (PTX bar.sync 1, 256), and one more warp
  * (the walker). Once per round, thread 0 writes a slot in shared memory,
- * the whole block meets at __syncthreads(), and the walker reads the
- * slot. The barrier orders the write before the read, and the slots are
- * used in turn (round r writes slot r % 2), so a slot is written again
- * only after the next __syncthreads(), when its readers have read it.
+ * the whole block meets at a barrier, and the walker reads the slot. The
+ * barrier orders the write before the read, and the slots are used in
+ * turn (round r writes slot r % 2), so a slot is written again only after
+ * the next barrier, when its readers have read it.
  *
- * This program is that hand-over and nothing else, in three forms:
- *   plain   the tile's warps use no barrier of their own;
+ * This program is that hand-over and nothing else, in six forms:
+ *   plain   the tile's warps use no barrier of their own; the round's
+ *           barrier is __syncthreads();
  *   named   they also pass bar.sync 1, 256 twice a round (as the tile scan
  *           does), exchanging a value through shared memory;
  *   mbar    the same with a cuda::barrier (an mbarrier from sm_80 on)
- *           instead of the named barrier (lookbackPipelined's
- *           PIPE_MBARRIER form);
+ *           instead of the named barrier;
  *   mball   mbar, and the round's barrier a cuda::barrier of the whole
- *           block too (PIPE_MBARRIER_ALL).
+ *           block too;
+ *   nmround named, with the round's barrier a cuda::barrier of the whole
+ *           block: lookbackPipelined's production form (PIPE_NAMED);
+ *   racy    nmround with a real race, the control: thread 0 writes the
+ *           slot after the round's barrier instead of before it, so the
+ *           walker may read it before or after the write.
  * Each block checks what it received: the walker must see every round's
- * value in order, and the tile's warps their neighbours' values. Run with
- * GRID blocks (default 64), every form; exit 0 when every block received
- * what was sent, 1 otherwise.
+ * value, and the tile's warps their neighbours' values.
  *
- * Measured on an H200 with CUDA 13.0 and its compute-sanitizer (dev runs,
- * day31-scan/notes-piped-h200.txt; mbar and mball not yet run): every
- * block of both forms received
- * what was sent. Under --tool racecheck, both forms in one run: none at
- * 4 blocks; one report at 64; 39,272 at 2000, and every report shown
- * (--print-limit) was a "Potential RAW hazard" on the slot in the named
- * form: written by thread 0 before __syncthreads(), read by thread 256
- * after it. The barrier orders the two; no report has named another
- * place. The piped kernels draw the same reports on their hand-over
- * slots (lookback.cuh, lookbackPipelined).
+ * Measured on an H200 with CUDA 13.0 and its compute-sanitizer (the
+ * figures quoted in the lesson come from day31-scan/evidence-h200.txt):
+ * every block of the first five forms receives what was sent, at any
+ * grid. Under --tool racecheck at 2000 blocks, the named form draws
+ * tens of thousands of "Potential RAW hazard" reports on the slot
+ * (written by thread 0 before __syncthreads(), read by thread 256 after
+ * it), at 64 blocks about one, at 4 none; plain, mbar, mball and nmround
+ * draw none; racy draws reports on its slot, as it should. So racecheck
+ * follows cuda::barrier hand-overs, and what it reports in the named form
+ * is the combination of a named barrier among some warps and
+ * __syncthreads() for all: the barrier orders the two accesses. The piped
+ * kernels drew the same reports on their hand-over slots while their
+ * round's barrier was __syncthreads(); with a cuda::barrier they draw
+ * none.
  *
  * Build: make -C day31-scan racecheck-named
- * Run:   ./day31-scan/racecheck-named [GRID]
+ * Run:   ./day31-scan/racecheck-named [GRID [FORM]]
+ *        GRID blocks (default 64); FORM one of the six (default: the first
+ *        five, one after another). Exit 0 when every block of every form
+ *        run received what was sent (racy: whatever it received), 1 when
+ *        one did not, 2 on a usage error.
  */
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda/barrier>
 
 #include "hx_cuda.h"
@@ -50,11 +63,16 @@
 
 /* out[block]: 0 when the block received everything as sent, else the
  * number of values that differed. */
-enum { PLAIN, NAMED, MBAR, MBALL };
+enum { PLAIN, NAMED, MBAR, MBALL, NMROUND, RACY, FORMS };
+static const char *const formNames[FORMS] = {"plain", "named",   "mbar",
+                                             "mball", "nmround", "racy"};
 
 template <int FORM>
 __global__ void __launch_bounds__(THREADS) handOver(int *out)
 {
+    constexpr bool TILE_MBAR = FORM == MBAR || FORM == MBALL;
+    constexpr bool ROUND_MBAR =
+        FORM == MBALL || FORM == NMROUND || FORM == RACY;
     __shared__ int slot[2];
     __shared__ int part[TILE_THREADS / 32];
     __shared__ int wrong;
@@ -63,18 +81,19 @@ __global__ void __launch_bounds__(THREADS) handOver(int *out)
     const bool walker = threadIdx.x >= TILE_THREADS;
     if (threadIdx.x == 0) {
         wrong = 0;
+        slot[0] = slot[1] = -1;
         init(&tileBar, TILE_THREADS);
         init(&roundBar, THREADS);
     }
     __syncthreads();
     auto tileSync = [&] {
-        if constexpr (FORM == MBAR || FORM == MBALL)
+        if constexpr (TILE_MBAR)
             tileBar.arrive_and_wait();
         else
             asm volatile("bar.sync 1, %0;" ::"n"(TILE_THREADS) : "memory");
     };
     int bad = 0;
-    for (int r = 0;; ++r) {
+    for (int r = 0; r < ROUNDS; ++r) {
         if (!walker) {
             if (FORM != PLAIN) {
                 const int warp = (int)threadIdx.x / 32;
@@ -84,57 +103,67 @@ __global__ void __launch_bounds__(THREADS) handOver(int *out)
                 bad += part[next] != r * 100 + next;
                 tileSync();
             }
-            if (threadIdx.x == 0) slot[r % 2] = r < ROUNDS ? r : -1;
+            if (FORM != RACY && threadIdx.x == 0) slot[r % 2] = r;
         }
-        if constexpr (FORM == MBALL)
+        if constexpr (ROUND_MBAR)
             roundBar.arrive_and_wait();
         else
             __syncthreads();
-        const int handed = slot[r % 2];
-        if (walker) bad += handed != (r < ROUNDS ? r : -1);
-        if (handed < 0) break;
+        if (FORM == RACY && threadIdx.x == 0) slot[r % 2] = r;   /* late */
+        if (walker) bad += slot[r % 2] != r;
     }
     if (bad) atomicAdd(&wrong, bad);
     __syncthreads();
     if (threadIdx.x == 0) out[blockIdx.x] = wrong;
 }
 
+template <int FORM> static void launch(int grid, int *out)
+{
+    handOver<FORM><<<grid, THREADS>>>(out);
+}
+
 static int runForm(int form, int grid, int *out)
 {
+    static void (*const launches[FORMS])(int, int *) = {
+        launch<PLAIN>, launch<NAMED>,   launch<MBAR>,
+        launch<MBALL>, launch<NMROUND>, launch<RACY>};
     HX_CHECK(cudaMemset(out, 0xff, (size_t)grid * sizeof(int)));
-    if (form == NAMED)
-        handOver<NAMED><<<grid, THREADS>>>(out);
-    else if (form == MBAR)
-        handOver<MBAR><<<grid, THREADS>>>(out);
-    else if (form == MBALL)
-        handOver<MBALL><<<grid, THREADS>>>(out);
-    else
-        handOver<PLAIN><<<grid, THREADS>>>(out);
+    launches[form](grid, out);
     HX_CHECK_LAUNCH("handOver");
     HX_CHECK(cudaDeviceSynchronize());
     int *h = (int *)malloc((size_t)grid * sizeof(int));
+    if (!h) {
+        fprintf(stderr, "racecheck-named: out of host memory\n");
+        exit(HX_EXIT_NOMEM);
+    }
     HX_CHECK(cudaMemcpy(h, out, (size_t)grid * sizeof(int),
                         cudaMemcpyDeviceToHost));
     int badBlocks = 0;
     for (int b = 0; b < grid; ++b) badBlocks += h[b] != 0;
     free(h);
-    printf("%-5s grid %d: %s\n",
-           form == NAMED  ? "named"
-           : form == MBAR ? "mbar"
-           : form == MBALL ? "mball"
-                          : "plain",
-           grid,
-           badBlocks ? "WRONG" : "every block received what was sent");
-    return badBlocks != 0;
+    if (badBlocks)
+        printf("%-7s grid %d: %d blocks received a value not sent%s\n",
+               formNames[form], grid, badBlocks,
+               form == RACY ? " (the race, as built)" : "");
+    else
+        printf("%-7s grid %d: every block received what was sent\n",
+               formNames[form], grid);
+    return form != RACY && badBlocks != 0;
 }
 
 int main(int argc, char **argv)
 {
     char *end = NULL;
     const long grid = argc > 1 ? strtol(argv[1], &end, 10) : 64;
-    if (argc > 2 || (argc > 1 && (*end || grid < 1 || grid > 100000))) {
-        fprintf(stderr, "usage: racecheck-named [GRID]   (1 to 100000 "
-                "blocks, default 64)\n");
+    int only = -1;
+    if (argc > 2)
+        for (int f = 0; f < FORMS; ++f)
+            if (!strcmp(argv[2], formNames[f])) only = f;
+    if (argc > 3 || (argc > 1 && (*end || grid < 1 || grid > 100000)) ||
+        (argc > 2 && only < 0)) {
+        fprintf(stderr, "usage: racecheck-named [GRID [FORM]]   (GRID 1 to "
+                "100000 blocks, default 64; FORM plain, named, mbar, "
+                "mball, nmround or racy; default the first five)\n");
         return HX_EXIT_USAGE;
     }
     hx_device dev;
@@ -142,10 +171,10 @@ int main(int argc, char **argv)
     if (rc != HX_EXIT_OK) return rc;
     int *out;
     HX_CHECK(cudaMalloc(&out, (size_t)grid * sizeof(int)));
-    const int wrong = runForm(PLAIN, (int)grid, out) |
-                      runForm(NAMED, (int)grid, out) |
-                      runForm(MBAR, (int)grid, out) |
-                      runForm(MBALL, (int)grid, out);
+    int wrong = 0;
+    for (int f = 0; f < RACY; ++f)
+        if (only < 0 || only == f) wrong |= runForm(f, (int)grid, out);
+    if (only == RACY) wrong |= runForm(RACY, (int)grid, out);
     HX_CHECK(cudaFree(out));
     return wrong ? HX_EXIT_FAIL : HX_EXIT_OK;
 }

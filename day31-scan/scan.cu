@@ -239,8 +239,7 @@ singlePassScan(const int *in, int *out, size_t n,
  * place (x becomes each element's prefix within the tile) and returns the
  * aggregate; stash keeps x in the thread's own shared slots; finish adds
  * the tile's prefix and stores. Same contract as singlePassScan. */
-template <int BLOCK, int ITEMS, int MIN_BLOCKS, class Policy, int EARLY,
-          int SYNC = PIPE_NAMED>
+template <int BLOCK, int ITEMS, int MIN_BLOCKS, class Policy, int SYNC>
 __global__ void __launch_bounds__(BLOCK + 32, MIN_BLOCKS)
 singlePassScanPiped(const int *in, int *out, size_t n,
                     unsigned long long *state, int *total, int inclusive,
@@ -292,7 +291,7 @@ singlePassScanPiped(const int *in, int *out, size_t n,
         }
     };
     /* 0 pads a partial tile: it adds nothing, and is never stored. */
-    lookbackPipelined<Tile, LookbackSum, Policy, EARLY, SYNC>(
+    lookbackPipelined<Tile, LookbackSum, Policy, SYNC>(
         state, slots, in, n, aligned, 0, stallNs, total, reduce, finish,
         stash);
 }
@@ -308,13 +307,12 @@ typedef void (*PassKernel)(const int *, int *, size_t, unsigned long long *,
  * during the look-back (lookbackEachTileAhead); relaxed or acq-rel
  * atomics; the look-back's window in tiles; "backoff": a warp that finds a
  * predecessor not yet published sleeps 128 ns, then 256, ... up to 1 us,
- * before reading again. "piped": singlePassScanPiped, the
- * walk in a warp of its own while the next tile loads (lookbackPipelined);
- * "early" and "late take": it asks for the next index before this tile's
- * aggregate is published, or just after (both hold an index the block has
- * not reached). The first row is the production one; the second the
- * production one before the piped loop; the third the configuration
- * before any tuning, kept as the yardstick. */
+ * before reading again. "piped": singlePassScanPiped, the walk in a warp
+ * of its own while the next tile loads (lookbackPipelined; the tile's
+ * warps meet at named barrier 1, or, "mbarrier", at a cuda::barrier). The
+ * first row is the production one; the second the production one before
+ * the piped loop; the third the configuration before any tuning, kept as
+ * the yardstick. */
 typedef struct {
     const char *name;
     PassKernel kernel;
@@ -327,9 +325,11 @@ static int passBlock(const PassConfig *c)
     return c->block ? c->block : c->threads;
 }
 
+#define PIPED(T, I, SYNC) \
+    singlePassScanPiped<T, I, 1, LookbackRelaxed32, SYNC>, T, I, T + 32
 static const PassConfig passConfigs[] = {
     {"256 x 24 piped, relaxed, window 32",
-     singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 0>, 256, 24, 288},
+     PIPED(256, 24, PIPE_NAMED)},
     {"256 x 16, relaxed, window 32",
      singlePassScan<256, 16, 1, LookbackRelaxed32, false>, 256, 16},
     {"256 x 16, acq-rel, window 32 (untuned)",
@@ -357,20 +357,13 @@ static const PassConfig passConfigs[] = {
     {"256 x 32 ahead, relaxed, window 128, 2 blocks/SM",
      singlePassScan<256, 32, 2, LookbackRelaxed128, true>, 256, 32},
     {"256 x 16 piped, relaxed, window 32",
-     singlePassScanPiped<256, 16, 1, LookbackRelaxed32, 0>, 256, 16, 288},
+     PIPED(256, 16, PIPE_NAMED)},
     {"256 x 32 piped, relaxed, window 32",
-     singlePassScanPiped<256, 32, 1, LookbackRelaxed32, 0>, 256, 32, 288},
+     PIPED(256, 32, PIPE_NAMED)},
     {"256 x 24 piped, mbarrier, relaxed, window 32",
-     singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 0, PIPE_MBARRIER>,
-     256, 24, 288},
-    {"256 x 24 piped, mbarriers only, relaxed, window 32",
-     singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 0, PIPE_MBARRIER_ALL>,
-     256, 24, 288},
-    {"256 x 24 piped early, relaxed, window 32",
-     singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 1>, 256, 24, 288},
-    {"256 x 24 piped late take, relaxed, window 32",
-     singlePassScanPiped<256, 24, 1, LookbackRelaxed32, 2>, 256, 24, 288},
+     PIPED(256, 24, PIPE_MBARRIER)},
 };
+#undef PIPED
 #define PASS_CONFIGS ((int)(sizeof passConfigs / sizeof passConfigs[0]))
 #define PASS_SMALLEST_TILE (128 * 16)   /* the most tiles any config makes */
 

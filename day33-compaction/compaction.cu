@@ -366,8 +366,7 @@ compactSinglePass(const int *__restrict__ in, int *__restrict__ out, size_t n,
  * out[prefix ..] (storeShifted: 16-byte stores, shifted to out's offset
  * modulo 4 as they leave). The walker of the last tile writes *count.
  * Same contract as compactSinglePass. */
-template <int THREADS, int ITEMS, int MIN_BLOCKS, class Policy, int EARLY,
-          int SYNC = PIPE_NAMED>
+template <int THREADS, int ITEMS, int MIN_BLOCKS, class Policy, int SYNC>
 __global__ void __launch_bounds__(THREADS + 32, MIN_BLOCKS)
 compactPiped(const int *__restrict__ in, int *__restrict__ out, size_t n,
              unsigned long long *state, int *count, unsigned stallNs)
@@ -404,7 +403,7 @@ compactPiped(const int *__restrict__ in, int *__restrict__ out, size_t n,
                               (unsigned)kept, vecOut);
     };
     /* 0 pads a partial tile: it is not kept. */
-    lookbackPipelined<Tile, LookbackSum, Policy, EARLY, SYNC>(
+    lookbackPipelined<Tile, LookbackSum, Policy, SYNC>(
         state, slots, in, n, true, 0, stallNs, count, reduce, finish, stash);
 }
 
@@ -633,8 +632,8 @@ partitionStable(const int *__restrict__ in, int *__restrict__ out, size_t n,
  * blocks per SM where __launch_bounds__ asks for them; then how the
  * output leaves: "vector stores" (STORE_VECTORS), "staged" (STORE_STAGED),
  * "direct" (STORE_DIRECT); "piped": compactPiped (lookbackPipelined), its
- * output staged at the tile's ranks and shifted as it leaves; "late
- * take": it asks for the next index once this tile's aggregate is out.
+ * output staged at the tile's ranks and shifted as it leaves; its tile
+ * warps meet at named barrier 1, or, "mbarrier", at a cuda::barrier.
  * "(untuned)" marks the configuration before the tuning, kept as the
  * yardstick; the second row was the production one before the piped
  * loop. */
@@ -655,14 +654,11 @@ static int passBlock(const PassConfig *c)
 }
 
 #define COMPACT(T, I, B, P, A, S) compactSinglePass<T, I, B, P, A, S>, T, I
-#define PIPED(T, I, B, P, E) compactPiped<T, I, B, P, E>, T, I, T + 32
-#define PIPED_MBAR(T, I, B, P, E) \
-    compactPiped<T, I, B, P, E, PIPE_MBARRIER>, T, I, T + 32
-#define PIPED_MBAR_ALL(T, I, B, P, E) \
-    compactPiped<T, I, B, P, E, PIPE_MBARRIER_ALL>, T, I, T + 32
+#define PIPED(T, I, SYNC) \
+    compactPiped<T, I, 1, LookbackRelaxed32, SYNC>, T, I, T + 32
 static const PassConfig passConfigs[] = {
     {"256 x 32 piped, relaxed, window 32, vector stores",
-     PIPED(256, 32, 1, LookbackRelaxed32, 0)},
+     PIPED(256, 32, PIPE_NAMED)},
     {"256 x 16, relaxed, window 32, vector stores",
      COMPACT(256, 16, 1, LookbackRelaxed32, false, STORE_VECTORS)},
     {"256 x 16, acq-rel, window 32, staged (untuned)",
@@ -697,23 +693,15 @@ static const PassConfig passConfigs[] = {
      COMPACT(256, 32, 2, LookbackRelaxed128, true, STORE_VECTORS)},
     {"512 x 16, relaxed, window 32, vector stores",
      COMPACT(512, 16, 1, LookbackRelaxed32, false, STORE_VECTORS)},
-    {"256 x 32 piped, mbarrier, relaxed, window 32, vector stores",
-     PIPED_MBAR(256, 32, 1, LookbackRelaxed32, 0)},
-    {"256 x 32 piped, mbarriers only, relaxed, window 32, vector stores",
-     PIPED_MBAR_ALL(256, 32, 1, LookbackRelaxed32, 0)},
-    {"256 x 16 piped, relaxed, window 32, vector stores",
-     PIPED(256, 16, 1, LookbackRelaxed32, 0)},
     {"256 x 24 piped, relaxed, window 32, vector stores",
-     PIPED(256, 24, 1, LookbackRelaxed32, 0)},
+     PIPED(256, 24, PIPE_NAMED)},
     {"256 x 40 piped, relaxed, window 32, vector stores",
-     PIPED(256, 40, 1, LookbackRelaxed32, 0)},
-    {"256 x 32 piped late take, relaxed, window 32, vector stores",
-     PIPED(256, 32, 1, LookbackRelaxed32, 2)},
+     PIPED(256, 40, PIPE_NAMED)},
+    {"256 x 32 piped, mbarrier, relaxed, window 32, vector stores",
+     PIPED(256, 32, PIPE_MBARRIER)},
 };
 #undef COMPACT
 #undef PIPED
-#undef PIPED_MBAR
-#undef PIPED_MBAR_ALL
 #define PASS_CONFIGS ((int)(sizeof passConfigs / sizeof passConfigs[0]))
 
 /* The stable partition's: a scheme, its two passes, the tile shape. */

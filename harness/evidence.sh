@@ -8,7 +8,8 @@
 #              tool's tests with the GPU (its outputs kept for "grading")
 #   day31      the default run (timed), --variants, --sweep (its CSV and
 #              plot beside the transcript), Nsight Compute on the single
-#              pass and CUB's scan, compute-sanitizer
+#              pass and CUB's scan, the tile-time trace (dev/trace_tiles.cu),
+#              compute-sanitizer, racecheck_named.cu form by form
 #   onepass    the exercise's one-pass split (solution/onepass.cu): its
 #              table and --variants (its --check runs in top),
 #              compute-sanitizer's memcheck, synccheck, initcheck, racecheck
@@ -67,6 +68,11 @@ for part in $parts; do
         ncu="ncu --clock-control none --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats"
         $cap "$t" $ncu --kernel-name regex:singlePassScan --launch-skip 2 ./day31-scan/scan --n 2^26 --runs 2 --warmup 1
         $cap "$t" $ncu --kernel-name regex:DeviceScanKernel --launch-skip 1 ./day31-scan/scan --n 2^26 --runs 2 --warmup 1
+        # Where a tile's time goes: clock64() stamps in instrumented copies
+        # of the one-tile loop and the pipelined one (a development tool).
+        trace=$(mktemp -d)/trace
+        nvcc -O3 -std=c++17 -arch=native -I day31-scan -o "$trace" day31-scan/dev/trace_tiles.cu >>"$dest/build.log" 2>&1
+        $cap "$t" "$trace" 28
         $cap "$t" $san --tool memcheck --leak-check full ./day31-scan/scan --n 530001 --runs 2 --warmup 1
         for tool in memcheck synccheck initcheck; do
             $cap "$t" $san --tool $tool ./day31-scan/scan --check --n 530001
@@ -74,9 +80,12 @@ for part in $parts; do
         # racecheck (shared memory, within a block) over 35 tiles.
         $cap "$t" $san --tool racecheck ./day31-scan/scan --check --n 140001
         # The hand-over pattern of the piped kernels on 30 lines, plain and
-        # under racecheck (racecheck_named.cu's opening comment).
+        # under racecheck, one form at a time (racecheck_named.cu's opening
+        # comment); racy is the control, a real race racecheck must report.
         $cap "$t" ./day31-scan/racecheck-named 2000
-        $cap "$t" $san --tool racecheck --print-limit 2 ./day31-scan/racecheck-named 2000
+        for form in plain named mbar mball nmround racy; do
+            $cap "$t" $san --tool racecheck --print-limit 1 ./day31-scan/racecheck-named 2000 $form
+        done
         ;;
     onepass)
         # Maintainers' evidence: solution/ is not in the student copy.

@@ -1,17 +1,20 @@
 /* trace_tiles.cu: where a single-pass scan tile's time goes (development
- * instrument, not part of the lesson). Two instrumented copies of the
- * scan, clock64() stamps per tile, each phase's mean and percentiles:
+ * instrument; the lesson quotes its output from evidence-h200.txt, where
+ * harness/evidence.sh runs it). Two instrumented copies of the scan,
+ * clock64() stamps per tile, each phase's mean and percentiles:
  *   traceScan    the one-tile-at-a-time loop (lookbackEachTile's order):
  *                take index, load + reduce, look-back, barrier, finish;
- *   tracePiped   the pipelined loop (lookbackPipelined's order, with the
- *                round as named barriers: the form racecheck was shown
- *                before the one __syncthreads() round): take index, load
- *                + reduce, wait for the walk, finish + stash; the walker's
+ *   tracePiped   the pipelined loop (lookbackPipelined's order; its round
+ *                is an earlier hand-over form, named barriers arrived at
+ *                by one side and waited at by the other, where the lab's
+ *                loop meets at one cuda::barrier): take index, load +
+ *                reduce, wait for the walk, finish + stash; the walker's
  *                walk and idle time.
  * Also the walk's windows read, re-reads (nearest word still invalid) and
  * the distance to the prefix it found. Each run is checked against the
  * host. The stamps cost registers, so the times are longer than the
- * lab's (notes-piped-h200.txt). Build and run on the GPU machine:
+ * lab's. Exit 0 when every output matched, 1 when one did not, 4 on a
+ * CUDA error. Build and run on the GPU machine:
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I day31-scan -o trace \
  *       day31-scan/dev/trace_tiles.cu && ./trace 28
  */
@@ -35,7 +38,7 @@ __device__ inline void pipeWait(int id, int threads)
 }
 
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
-    printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e)); exit(3);} } while (0)
+    printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e)); exit(4);} } while (0)
 
 struct Rec {
     long long c[6];
@@ -268,6 +271,7 @@ int main(int argc, char **argv)
     float mc = timeMemcpy();
     printf("memcpy min %.3f ms\n", mc);
     double cyc_us = clockKhz / 1000.0;
+    bool anyBad = false;
     for (auto &v : vs) {
         int perSm = 0; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, v.k, v.threads + (v.piped ? 32 : 0), 0));
         cudaFuncAttributes fa; CK(cudaFuncGetAttributes(&fa, v.k));
@@ -285,6 +289,7 @@ int main(int argc, char **argv)
         }
         std::vector<int> got(n); CK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));
         size_t bad = 0; for (size_t i = 0; i < n; ++i) bad += got[i] != ref[i];
+        anyBad |= bad != 0;
         std::vector<Rec> R(tiles); CK(cudaMemcpy(R.data(), rec, tiles * sizeof(Rec), cudaMemcpyDeviceToHost));
         std::vector<double> ph[6], rounds, spins, dist;
         for (size_t t = 0; t < tiles; ++t) {
@@ -306,5 +311,5 @@ int main(int argc, char **argv)
         printf("   rounds mean %.2f p99 %.0f max %.0f; spins mean %.2f p90 %.0f; prefix distance mean %.1f p50 %.0f p90 %.0f max %.0f\n",
                sr / tiles, pct(rounds, .99), pct(rounds, 1), ss / tiles, pct(spins, .9), sd / tiles, pct(dist, .5), pct(dist, .9), pct(dist, 1));
     }
-    return 0;
+    return anyBad ? 1 : 0;
 }
