@@ -28,20 +28,20 @@
  * Each block checks what it received: the walker must see every round's
  * value, and the tile's warps their neighbours' values.
  *
- * Measured on an H200 with CUDA 13.0 and its compute-sanitizer (the
- * figures quoted in the lesson come from day31-scan/evidence-h200.txt):
- * every block of the first five forms receives what was sent, at any
- * grid. Under --tool racecheck at 2000 blocks, the named form draws
- * tens of thousands of "Potential RAW hazard" reports on the slot
- * (written by thread 0 before __syncthreads(), read by thread 256 after
- * it), at 64 blocks about one, at 4 none; plain, mbar, mball and nmround
- * draw none; racy draws reports on its slot, as it should. So racecheck
- * follows cuda::barrier hand-overs, and what it reports in the named form
- * is the combination of a named barrier among some warps and
- * __syncthreads() for all: the barrier orders the two accesses. The piped
- * kernels drew the same reports on their hand-over slots while their
- * round's barrier was __syncthreads(); with a cuda::barrier they draw
- * none.
+ * Measured on an H200 with CUDA 13.0 and its compute-sanitizer
+ * (day31-scan/evidence-h200.txt, every form at 2000 blocks): the first
+ * five forms received what was sent in every block. Under --tool
+ * racecheck, one form a run: named, 20,084 hazards, between the slot's
+ * write by thread 0 (before __syncthreads()) and its read by the walker
+ * (after it); racy, 377,004, and every block received a value not sent;
+ * plain, mbar, mball and nmround, none. So racecheck follows a
+ * cuda::barrier hand-over and still reports a race through one, and what
+ * it reports in the named form is the combination of a named barrier
+ * among some warps and __syncthreads() for all: that barrier orders the
+ * two accesses. (In development runs the named form drew none at 4
+ * blocks and one at 64.) The piped kernels drew the same reports on their
+ * hand-over slots while their round's barrier was __syncthreads(); with a
+ * cuda::barrier they draw none.
  *
  * Build: make -C day31-scan racecheck-named
  * Run:   ./day31-scan/racecheck-named [GRID [FORM]]

@@ -1193,14 +1193,27 @@ static int selfCheck(const hx_device *dev, const hx_opts *o)
     const size_t randomOdd = 2 * (size_t)hx_rng_below(&rng, (uint64_t)1 << 24)
                              + 1;
     const size_t huge = ((size_t)1 << 30) + 12345;
-    /* A tile of the production configuration is 4096 ints: sizes around
-     * it, 600 tiles plus a partial vector (the debug stalls' runs of
-     * withheld prefixes span tiles 64 to 511, by window: the tiles that
-     * find no prefix in a window of 128 begin at 384), and 2^24 (4096
-     * tiles) and up for a deep look-back. */
-    const size_t sizes[] = {0, 1, 3, 255, 256, 257, 4095, 4096, 4097,
-                            65535, 65536, 65537, 600 * 4096 + 3, 16777216,
-                            16777217, randomOdd, huge};
+    /* A tile is 4096 ints in the one-tile rows, T (6144) in the
+     * production one: sizes around both; G T and either side, where the
+     * production grid of G blocks has one tile each (the last partial,
+     * then whole) and then one block has two; 600 tiles of 4096 plus a
+     * partial vector (the debug stalls' runs of withheld prefixes span
+     * tiles 64 to 511, by window: the tiles that find no prefix in a
+     * window of 128 begin at 384), and 2^24 (4096 tiles) and up for a
+     * deep look-back. */
+    const size_t t = (size_t)passConfigs[P_PROD].threads *
+                     passConfigs[P_PROD].items;
+    int perSm = 0;
+    HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &perSm, passConfigs[P_PROD].kernel, passBlock(&passConfigs[P_PROD]),
+        0));
+    const size_t gt = (size_t)(perSm > 0 ? perSm : 1) *
+                      (size_t)(dev->sms > 0 ? dev->sms : 1) * t;
+    const size_t sizes[] = {0,      1,      3,      255,    256,
+                            257,    4095,   4096,   4097,   t - 1,
+                            t,      t + 1,  65535,  65536,  65537,
+                            gt - 1, gt,     gt + 1, 600 * 4096 + 3,
+                            16777216, 16777217, randomOdd, huge};
     const size_t count = sizeof sizes / sizeof sizes[0];
     checkVariantsBuild();
 

@@ -69,9 +69,11 @@ static const char USAGE[] =
     "survival --keep P, then at 0.1, 0.5 and 0.9; then gather and scatter\n"
     "over an identity map, a random permutation and a map with two writers\n"
     "per slot. Prints the wall time at the end.\n"
-    "--check runs the GPU self-check (sizes 0, 1, 255, 256, 257, 65537,\n"
-    "16777217, a random odd one and one above 2^30 where the GPU's memory\n"
-    "allows; or only --n N when given) and times nothing.\n"
+    "--check runs the GPU self-check (sizes 0, 1, 255, 256, 257, a tile of\n"
+    "the production single pass and either side, 65537, as many tiles as\n"
+    "its blocks fit on the GPU at once and either side, 16777217, a random\n"
+    "odd one and one above 2^30 where the GPU's memory allows; or only\n"
+    "--n N when given) and times nothing.\n"
     "--variants checks, then times side by side, every configuration of\n"
     "the single-pass compaction and of the stable partition, at survival\n"
     "0.1, 0.5 and 0.9 (a configuration that fails its check is named, left\n"
@@ -2679,15 +2681,25 @@ static int checkSize(Lab *L, size_t n, uint64_t seed, int full)
 
 static int runSelfCheck(const hx_device *dev, const hx_opts *o)
 {
-    size_t sizes[8] = {0, 1, 255, 256, 257, 65537, 16777217, 0};
-    int count = 8;
+    /* The production single pass, G blocks at once over tiles of T: at T
+     * - 1, T and T + 1 one tile is partial, whole, or followed by a one;
+     * at G T - 1, G T and G T + 1 every block has one tile (the last
+     * partial, then whole) and then one block has two. */
+    const PassConfig *prod = &passConfigs[0];
+    const size_t t = (size_t)prod->threads * prod->items;
+    const size_t gt = (size_t)residentBlocks(dev, (const void *)prod->kernel,
+                                             passBlock(prod)) * t;
+    size_t sizes[] = {0,      1,  255,    256,    257,      t - 1,
+                      t,      t + 1,  65537,  gt - 1, gt,   gt + 1,
+                      16777217, 0};
+    int count = (int)(sizeof sizes / sizeof sizes[0]);
     if (o->n_set) {
         sizes[0] = o->n;
         count = 1;
     } else {
         hx_rng r;
         hx_rng_seed(&r, o->seed);
-        sizes[7] = 2 * (size_t)hx_rng_below(&r, (uint64_t)1 << 21) + 1;
+        sizes[count - 1] = 2 * (size_t)hx_rng_below(&r, (uint64_t)1 << 21) + 1;
     }
     size_t capacity = 1000;   /* checkTheChecks */
     for (int k = 0; k < count; ++k)

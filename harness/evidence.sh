@@ -62,9 +62,9 @@ for part in $parts; do
         $cap "$t" ./day31-scan/scan --sweep --csv "$dest/scan-sweep-h200.csv"
         # The lesson's plot, where this machine has matplotlib (else one line).
         $cap "$t" python3 harness/plot.py "$dest/scan-sweep-h200.csv" --out "$dest/sweep-h200.png"
-        # Small runs, the single pass over 130 tiles of 4096 (the debug
-        # stalls on: windows of 32 move back; the 3-block runs loop over
-        # tiles).
+        # Small runs: at 530001 the production single pass has 87 tiles of
+        # 6144, the one-tile rows 130 of 4096 (the debug stalls on: windows
+        # of 32 move back; the 3-block runs loop over tiles).
         ncu="ncu --clock-control none --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats"
         $cap "$t" $ncu --kernel-name regex:singlePassScan --launch-skip 2 ./day31-scan/scan --n 2^26 --runs 2 --warmup 1
         $cap "$t" $ncu --kernel-name regex:DeviceScanKernel --launch-skip 1 ./day31-scan/scan --n 2^26 --runs 2 --warmup 1
@@ -77,7 +77,8 @@ for part in $parts; do
         for tool in memcheck synccheck initcheck; do
             $cap "$t" $san --tool $tool ./day31-scan/scan --check --n 530001
         done
-        # racecheck (shared memory, within a block) over 35 tiles.
+        # racecheck (shared memory, within a block) over 23 production
+        # tiles (35 of 4096).
         $cap "$t" $san --tool racecheck ./day31-scan/scan --check --n 140001
         # The hand-over pattern of the piped kernels on 30 lines, plain and
         # under racecheck, one form at a time (racecheck_named.cu's opening
