@@ -18,7 +18,11 @@
  *   compactAtomic          out[atomicAdd(counter, 1)] = in[i]: the same values,
  *                          in whatever order the hardware serves the counter
  *   copyInts               the baseline: n ints read, n ints written
- *   compactSinglePass      one pass: reads n, writes the survivors
+ *   compactPiped           one pass: reads n, writes the survivors; a
+ *                          walker warp walks back for the tile before
+ *                          while the block loads the next (the production
+ *                          row)
+ *   compactSinglePass      the same, one tile at a time (--variants rows)
  *   countRanges, partitionRanges   the stable partition: a pass that only
  *                          counts (one count per block's range of tiles),
  *                          then one pass that places both groups, with no
