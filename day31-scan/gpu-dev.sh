@@ -31,8 +31,8 @@
 #                    the random one and the one over 2^30 (the evidence
 #                    capture runs those, and the split's sanitizers)
 #   memcheck, racecheck   compute-sanitizer over scan --check at 530,001
-#                    ints (130 tiles, windows of 32 moved back, the 3-block
-#                    runs loop over tiles)
+#                    ints (87 production tiles, 130 of 4096; windows of 32
+#                    moved back, the 3-block runs loop over tiles)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:-gpu-dev-logs}

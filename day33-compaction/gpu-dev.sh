@@ -12,11 +12,14 @@
 #             STG.E.128: the "vector stores" configurations must have
 #             some) and the fences (MEMBAR) and L1 invalidations (CCTL)
 #             that acquire-release costs, where cuobjdump is installed
-#   check     compaction --check: ends "self-check: all 9 sizes passed"
-#             (8 without the GPU memory for one above 2^30); every
+#   check     compaction --check: ends "self-check: all 15 sizes passed"
+#             (14 without the GPU memory for one above 2^30); every
 #             configuration of both tables, the look-back ones also with
 #             the debug stalls, at sizes whose tiles let windows of 128
 #             move back
+#   broken    compaction built with -DLOOKBACK_BROKEN (the look-back
+#             takes an aggregate for a prefix): --check --n 1228803 must
+#             fail (exit 1), the production row among those it names
 #   variants  compaction --variants --n 2^28: every configuration of the
 #             single-pass compaction and of the stable partition, memcpy,
 #             copy and CUB, interleaved, at survival 0.1, 0.5 and 0.9
@@ -49,7 +52,7 @@ nvidia-smi --query-gpu=name,memory.total,compute_cap,driver_version \
 run build 400 make -j"$(nproc)" ARCH=90 -C day33-compaction
 if command -v cuobjdump >/dev/null; then
     run sass 60 bash -c "cuobjdump -sass day33-compaction/compaction | awk '
-      /Function :/ { k = (\$0 ~ /compactSinglePass|partitionRanges|partitionStable|countRanges|countEvens/) ? \$3 : \"\"
+      /Function :/ { k = (\$0 ~ /compactSinglePass|compactPiped|partitionRanges|partitionStable|countRanges|countEvens/) ? \$3 : \"\"
                      if (k != \"\") n[k] = 0 }
       k != \"\" && /LDG.E.128/ { l[k]++ }  k != \"\" && /STG.E.128/ { s[k]++ }
       k != \"\" && /MEMBAR/ { m[k]++ }     k != \"\" && /CCTL/ { c[k]++ }
@@ -57,6 +60,13 @@ if command -v cuobjdump >/dev/null; then
             l[k], s[k], m[k], c[k], k }' | sort -k9"
 fi
 run check 35 ./day33-compaction/compaction --check
+broken=day33-compaction/build/compaction-broken
+run broken 120 bash -c "cd day33-compaction && nvcc -O3 -std=c++17 \
+    -gencode arch=compute_90,code=sm_90 -I../harness -I../day31-scan \
+    -DLOOKBACK_BROKEN -o build/compaction-broken compaction.cu \
+    build/tile_scan.o build/hx/*.o && cd .. && \
+    { ./$broken --check --n 1228803; rc=\$?; echo \"exit \$rc (want 1)\"; \
+      [ \$rc -eq 1 ]; }"
 TAIL=120 run variants 25 ./day33-compaction/compaction --variants --n 2^28
 
 [ "$failed" -eq 0 ] && echo "gpu-dev: every step as expected" ||
