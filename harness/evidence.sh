@@ -80,9 +80,10 @@ for part in $parts; do
         # racecheck (shared memory, within a block) over 23 production
         # tiles (35 of 4096).
         $cap "$t" $san --tool racecheck ./day31-scan/scan --check --n 140001
-        # The hand-over pattern of the piped kernels on one small kernel, plain and
-        # under racecheck, one form at a time (racecheck_named.cu's opening
-        # comment); racy is the control, a real race racecheck must report.
+        # The hand-over pattern of the piped kernels in one small kernel,
+        # plain and under racecheck, one form at a time (racecheck_named.cu's
+        # opening comment); racy is the control, a real race racecheck must
+        # report.
         $cap "$t" ./day31-scan/racecheck-named 2000
         for form in plain named mbar mball nmround racy; do
             $cap "$t" $san --tool racecheck --print-limit 1 ./day31-scan/racecheck-named 2000 $form
