@@ -443,16 +443,12 @@ template <int BLOCK, int ITEMS> struct StripedTile {
         unsigned partial[PARTS];
     };
 
-    /* A barrier of the tile's BLOCK threads: __syncthreads() (BAR 0) when
-     * they are the whole block; else named barrier BAR, for a block with
-     * more warps than the tile's (lookbackPipelined). */
-    template <int BAR> static __device__ void tileBarrier()
+    /* A barrier of the tile's BLOCK threads alone, named barrier 1, for a
+     * block with more warps than the tile's (lookbackPipelined's walker
+     * never joins it). */
+    static __device__ void tileBarrier()
     {
-        if constexpr (BAR == 0)
-            __syncthreads();
-        else
-            asm volatile("bar.sync %0, %1;" ::"n"(BAR), "n"(BLOCK)
-                         : "memory");
+        asm volatile("bar.sync 1, %0;" ::"n"(BLOCK) : "memory");
     }
 
     /* Whether the tile at base may use 16-byte vectors: it is whole, and
@@ -488,28 +484,6 @@ template <int BLOCK, int ITEMS> struct StripedTile {
         }
     }
 
-    /* The mirror of load: slots at or past n are not written. */
-    static __device__ void store(int *out, size_t base, size_t n, bool vec,
-                                 const int4 (&x)[VECS])
-    {
-        const size_t first = base / 4 + threadIdx.x;
-        if (vec) {
-            int4 *v = reinterpret_cast<int4 *>(out);
-#pragma unroll
-            for (int j = 0; j < VECS; ++j)
-                v[first + (size_t)j * BLOCK] = x[j];
-            return;
-        }
-#pragma unroll
-        for (int j = 0; j < VECS; ++j) {
-            const size_t i = 4 * (first + (size_t)j * BLOCK);
-            if (i < n) out[i] = x[j].x;
-            if (i + 1 < n) out[i + 1] = x[j].y;
-            if (i + 2 < n) out[i + 2] = x[j].z;
-            if (i + 3 < n) out[i + 3] = x[j].w;
-        }
-    }
-
     /* The thread's j-th vector alone, as store writes it. */
     static __device__ void storeVector(int *out, size_t base, size_t n,
                                        bool vec, int j, int4 x)
@@ -526,6 +500,14 @@ template <int BLOCK, int ITEMS> struct StripedTile {
         if (i + 3 < n) out[i + 3] = x.w;
     }
 
+    /* The mirror of load: slots at or past n are not written. */
+    static __device__ void store(int *out, size_t base, size_t n, bool vec,
+                                 const int4 (&x)[VECS])
+    {
+#pragma unroll
+        for (int j = 0; j < VECS; ++j) storeVector(out, base, n, vec, j, x[j]);
+    }
+
     /* The scan of one value per vector across the tile, step 1, by every
      * thread: v[j] (the value of the thread's j-th vector) becomes its
      * inclusive scan within its warp's part of row j; each warp's totals go
@@ -535,15 +517,14 @@ template <int BLOCK, int ITEMS> struct StripedTile {
      * warp 0, shares the tile's prefix through shared memory, and calls
      * __syncthreads() before exclusiveOf. st must not be read by anyone
      * from a previous tile when this is called (a barrier since). */
-    template <int BAR = 0>
     static __device__ unsigned scanUp(unsigned (&v)[VECS], Storage &st)
     {
-        return scanUpWith(v, st, [] { tileBarrier<BAR>(); });
+        return scanUpWith(v, st, [] { __syncthreads(); });
     }
 
     /* scanUp with the tile's barrier given as a callable (sync()), for a
-     * block whose tile warps meet at something else than a hardware
-     * barrier (lookbackPipelined's mbarrier form). */
+     * block whose tile warps are not the whole block (lookbackPipelined:
+     * tileBarrier() or an mbarrier). */
     template <class Sync>
     static __device__ unsigned scanUpWith(unsigned (&v)[VECS], Storage &st,
                                           Sync sync)
@@ -956,7 +937,7 @@ __device__ void lookbackPipelined(unsigned long long *state,
         if constexpr (SYNC == PIPE_MBARRIER)
             tileBar.arrive_and_wait();
         else
-            Tile::template tileBarrier<1>();
+            Tile::tileBarrier();
     };
 
     /* The tile threads' state: the tile of this round, the one before. */

@@ -100,6 +100,17 @@ __device__ LookbackResult<int> lb(unsigned long long *state, unsigned tile, int 
     return LookbackResult<int>{exclusive, inclusive};
 }
 
+/* Both kernels' loads: the tile at base into x, each vector's sum into v. */
+template <class Tile>
+__device__ __forceinline__ void loadSums(const int *in, size_t base, size_t n,
+                                         int4 (&x)[Tile::VECS], unsigned (&v)[Tile::VECS])
+{
+    Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, 0);
+#pragma unroll
+    for (int j = 0; j < Tile::VECS; ++j)
+        v[j] = (unsigned)x[j].x + (unsigned)x[j].y + (unsigned)x[j].z + (unsigned)x[j].w;
+}
+
 template <int BLOCK, int ITEMS, int MINB, int K, unsigned DELAY0, unsigned SPIN_NS>
 __global__ void __launch_bounds__(BLOCK, MINB)
 traceScan(const int *in, int *out, size_t n, unsigned long long *state, Rec *rec)
@@ -116,13 +127,9 @@ traceScan(const int *in, int *out, size_t n, unsigned long long *state, Rec *rec
         if (tile >= tiles) return;
         long long c1 = clock64();
         const size_t base = (size_t)tile * Tile::SIZE;
-        const bool vec = Tile::vectorOk(in, base, n);
         int4 x[Tile::VECS];
-        Tile::load(in, base, n, vec, x, 0);
         unsigned v[Tile::VECS];
-#pragma unroll
-        for (int j = 0; j < Tile::VECS; ++j)
-            v[j] = (unsigned)x[j].x + (unsigned)x[j].y + (unsigned)x[j].z + (unsigned)x[j].w;
+        loadSums<Tile>(in, base, n, x, v);
         const unsigned aggregate = Tile::scanUp(v, st);
         long long c2 = clock64(), c3 = 0;
         if (threadIdx.x < 32) {
@@ -141,7 +148,7 @@ traceScan(const int *in, int *out, size_t n, unsigned long long *state, Rec *rec
             const unsigned e = prefix + Tile::exclusiveOf(j, v[j], a + b + c + d, st);
             x[j].x = (int)e; x[j].y = (int)(e + a); x[j].z = (int)(e + a + b); x[j].w = (int)(e + a + b + c);
         }
-        Tile::store(out, base, n, vec, x);
+        Tile::store(out, base, n, Tile::vectorOk(in, base, n), x);
         long long c5 = clock64();
         if (threadIdx.x == 0) {
             /* durations: take, load + reduce, look-back, barrier, finish */
@@ -195,19 +202,16 @@ tracePiped(const int *in, int *out, size_t n, unsigned long long *state, Rec *re
     for (;; ++k) {
         long long c0 = clock64();
         if (threadIdx.x == 0) sl.take = lookbackTakeTile(state);
-        Tile::template tileBarrier<1>();
+        Tile::tileBarrier();
         const unsigned tile = sl.take;
         if (tile >= tiles) break;
         long long c1 = clock64();
         const size_t base = (size_t)tile * Tile::SIZE;
-        const bool vec = Tile::vectorOk(in, base, n);
         int4 x[Tile::VECS];
-        Tile::load(in, base, n, vec, x, 0);
         unsigned v[Tile::VECS];
-#pragma unroll
-        for (int j = 0; j < Tile::VECS; ++j) v[j] = (unsigned)x[j].x + (unsigned)x[j].y + (unsigned)x[j].z + (unsigned)x[j].w;
-        const unsigned aggregate = Tile::template scanUp<1>(v, st);
-        Tile::template tileBarrier<1>();
+        loadSums<Tile>(in, base, n, x, v);
+        const unsigned aggregate = Tile::scanUpWith(v, st, [] { Tile::tileBarrier(); });
+        Tile::tileBarrier();
 #pragma unroll
         for (int j = 0; j < Tile::VECS; ++j) {
             const unsigned a = x[j].x, b = x[j].y, c = x[j].z;
