@@ -1,0 +1,414 @@
+/* lab.cu: day 33's buffers, inputs, references, own checks, library rows
+ * and the loops of the self-check and the sweep (lab.h says what each
+ * promises). Host code, and CUB's kernels, which compile in this
+ * translation unit beside compaction.cu's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/device/device_partition.cuh>
+#include <cub/device/device_select.cuh>
+
+#include "hx_check.h"
+#include "hx_gpu.h"
+#include "hx_input.h"
+#include "hx_mix.h"
+#include "hx_ref.h"
+#include "lab.h"
+#include "lookback.cuh"
+#include "predicates.cuh"
+
+Lab L;
+
+/* ---- The library rows ------------------------------------------------------ */
+
+/* One call serves the size query (temp = NULL) and the run, so the two can
+ * never disagree on the types CUB sizes its storage for. DeviceSelect::If
+ * counts in 64 bits whatever it is given; DevicePartition::If takes the
+ * type of n, and int holds every n a lab accepts. */
+static cudaError_t cubSelect(void *temp, size_t *bytes, size_t n)
+{
+    return cub::DeviceSelect::If(temp, *bytes, (const int *)L.in, L.out.data,
+                                 L.counts + C_SELECT, (int64_t)n, NonZero(),
+                                 (cudaStream_t)0);
+}
+
+static cudaError_t cubPartition(void *temp, size_t *bytes, size_t n)
+{
+    return cub::DevicePartition::If(temp, *bytes, (const int *)L.par,
+                                    L.out.data, L.counts + C_PARTITION,
+                                    (int)n, IsEven(), (cudaStream_t)0);
+}
+
+static size_t cubBytesFor(size_t n)
+{
+    size_t select = 0, partition = 0;
+    HX_CHECK(cubSelect(NULL, &select, n));
+    HX_CHECK(cubPartition(NULL, &partition, n));
+    return select > partition ? select : partition;
+}
+
+void runCubSelect(void *)
+{
+    size_t bytes = L.cubBytes;
+    HX_CHECK(cubSelect(L.cubTemp, &bytes, L.n));
+}
+
+void runCubPartition(void *)
+{
+    size_t bytes = L.cubBytes;
+    HX_CHECK(cubPartition(L.cubTemp, &bytes, L.n));
+}
+
+/* ---- Buffers ---------------------------------------------------------------- */
+
+static size_t stateBytes(size_t n)
+{
+    return sizeof(unsigned long long) + lookbackBytes(n / LAB_TILE + 1);
+}
+
+/* Each n-int buffer rounded up to 64 ints, so that every one starts on a
+ * 256-byte boundary of one allocation. */
+static size_t stride(size_t n) { return (n + 63) & ~(size_t)63; }
+
+size_t labBytes(size_t n, void *)
+{
+    return (LAB_DEVICE_INTS * stride(n) + 4 * HX_GUARD_WORDS + COUNTS) *
+               sizeof(int) +
+           scanPlanBytes(n) + stateBytes(n) + cubBytesFor(n);
+}
+
+static int hostFits(size_t n)
+{
+    return LAB_HOST_INTS * stride(n) * sizeof(int) <= hx_host_available();
+}
+
+int labOpen(const hx_device *dev, const hx_opts *o, size_t cap,
+            const char *lab)
+{
+    const size_t need = labBytes(cap, NULL), s = stride(cap);
+    if (!hx_fits(dev, need) || !hostFits(cap)) {
+        fprintf(stderr, "%s: n = %zu needs %.1f MiB of device memory (%.1f "
+                "MiB free) and %.1f MiB of host memory (try a smaller --n)\n",
+                lab, cap, need / 1048576.0, dev->free_mem / 1048576.0,
+                LAB_HOST_INTS * s * sizeof(int) / 1048576.0);
+        return HX_EXIT_NOMEM;
+    }
+    memset(&L, 0, sizeof L);
+    L.dev = dev;
+    L.say = stdout;
+    hx_bench_open(&L.b, dev, o, lab);
+    int *slab = NULL;
+    HX_CHECK(cudaMalloc(&slab, (3 + WANTS) * s * sizeof(int)));
+    L.in = slab;
+    L.par = slab + s;
+    L.map = slab + 2 * s;
+    for (int w = 0; w < WANTS; ++w) L.want[w] = slab + (3 + w) * s;
+    hx_guarded_alloc(&L.out, cap);
+    hx_guarded_alloc(&L.rank, cap);
+    HX_CHECK(cudaMalloc(&L.counts, COUNTS * sizeof(int)));
+    HX_CHECK(cudaMalloc(&L.state, stateBytes(cap)));
+    L.cubBytes = cubBytesFor(cap);
+    HX_CHECK(cudaMalloc(&L.cubTemp, L.cubBytes ? L.cubBytes : 1));
+    L.host = (int *)hx_host_alloc(LAB_HOST_INTS * s * sizeof(int));
+    L.hin = L.host;
+    L.hpar = L.host + s;
+    L.hwant = L.host + 2 * s;
+    L.hgot = L.host + 3 * s;
+    return HX_EXIT_OK;
+}
+
+void labClose(void)
+{
+    hx_bench_close(&L.b);
+    scanPlanDestroy(&L.plan);
+    hx_guarded_free(&L.out);
+    hx_guarded_free(&L.rank);
+    HX_CHECK(cudaFree(L.in));
+    HX_CHECK(cudaFree(L.counts));
+    HX_CHECK(cudaFree(L.state));
+    HX_CHECK(cudaFree(L.cubTemp));
+    free(L.host);
+}
+
+void labSetGrid(unsigned g)
+{
+    L.grid = g ? g : hx_grid_for(L.dev, L.n, LAB_BLOCK);
+    L.plan.tileGrid = L.plan.grid = L.passGrid = g;
+}
+
+void labResize(size_t n)
+{
+    scanPlanDestroy(&L.plan);
+    L.n = n;
+    hx_guarded_resize(&L.out, n);
+    hx_guarded_resize(&L.rank, n);
+    scanPlanCreate(&L.plan, n);
+    labSetGrid(0);
+    hx_bench_bind(&L.b, L.in, &L.out, n);
+}
+
+/* ---- Inputs and references -------------------------------------------------- */
+
+static void upload(int *dst, const int *src)
+{
+    HX_CHECK(cudaMemcpy(dst, src, L.n * sizeof(int), cudaMemcpyHostToDevice));
+}
+
+static void download(int *dst, const int *src)
+{
+    HX_CHECK(cudaMemcpy(dst, src, L.n * sizeof(int), cudaMemcpyDeviceToHost));
+}
+
+/* The partition's input follows compaction's pattern: where compaction's
+ * value is kept, twice it (even); elsewhere an odd value in
+ * [-LAB_VMAX + 1, LAB_VMAX - 1] from the seed's bits, so that an order error
+ * among the odds moves a value that differs from its neighbours. The
+ * references are the harness's (hx_ref.h), built on the host. */
+void labInputs(double keep, int shape, uint64_t seed)
+{
+    const size_t n = L.n;
+    if (shape < 0) hx_fill_survival(L.hin, n, keep, seed);
+    else hx_fill_shape(L.hin, n, (hx_shape)shape, seed);
+    for (size_t i = 0; i < n; ++i)
+        L.hpar[i] = L.hin[i] ? 2 * L.hin[i]
+                             : 2 * (int)(hx_bits_at(seed, i) % LAB_VMAX) -
+                                   LAB_VMAX + 1;
+    upload(L.in, L.hin);
+    upload(L.par, L.hpar);
+    hx_mark(L.hin, L.hwant, n, hx_pred_nonzero);
+    upload(L.want[W_FLAGS], L.hwant);
+    L.kept = hx_scan_exclusive(L.hwant, L.hwant, n);
+    upload(L.want[W_RANKS], L.hwant);
+    hx_fill_const(L.hwant, n, HX_POISON);   /* nothing past the survivors */
+    hx_compact(L.hin, L.hwant, n, hx_pred_nonzero);
+    upload(L.want[W_COMPACT], L.hwant);
+    L.evens = (long long)hx_partition(L.hpar, L.hwant, n, hx_pred_even);
+    upload(L.want[W_PARTITION], L.hwant);
+    /* CUB's partition writes the rejects in reverse order. */
+    for (size_t i = (size_t)L.evens, j = n; i + 1 < j; ++i, --j) {
+        const int t = L.hwant[i];
+        L.hwant[i] = L.hwant[j - 1];
+        L.hwant[j - 1] = t;
+    }
+    upload(L.want[W_CUB], L.hwant);
+}
+
+/* in: distinct values (a permutation of [0, n): a read from a wrong index
+ * shows); map: a random permutation; W_IDENTITY the identity map; W_PAIRS
+ * map[i] rounded down to even (every even slot has two writers, one where
+ * it is the last slot, and no odd slot any); W_GATHER and W_SCATTER the
+ * references, the scatter's kept on the host for labPairs. */
+void labMaps(uint64_t seed)
+{
+    const size_t n = L.n;
+    hx_fill_permutation(L.hin, n, seed);
+    hx_fill_permutation(L.hpar, n, seed + 1);
+    upload(L.in, L.hin);
+    upload(L.map, L.hpar);
+    hx_fill_identity(L.hgot, n);
+    upload(L.want[W_IDENTITY], L.hgot);
+    for (size_t i = 0; i < n; ++i) L.hgot[i] = L.hpar[i] & ~1;
+    upload(L.want[W_PAIRS], L.hgot);
+    hx_gather(L.hin, L.hpar, L.hwant, n);
+    upload(L.want[W_GATHER], L.hwant);
+    hx_scatter(L.hin, L.hpar, L.hwant, n);
+    upload(L.want[W_SCATTER], L.hwant);
+}
+
+/* ---- The day's own checks ----------------------------------------------------- */
+
+/* Values lie in [-LAB_VMAX, LAB_VMAX], so the survivors are counted in bins
+ * and each value of out[0..kept) takes one back: a value with none left is
+ * not a survivor (it is extra, and one survivor is missing). */
+static int bins[2 * LAB_VMAX + 1];
+
+int labSameValues(const hx_bench *b, const hx_row *, const char *what)
+{
+    const size_t n = L.n, kept = (size_t)L.kept;
+    size_t stray = 0, past = 0, first = n;
+    download(L.hgot, L.out.data);
+    memset(bins, 0, sizeof bins);
+    for (size_t i = 0; i < n; ++i) bins[L.hin[i] + LAB_VMAX] += L.hin[i] != 0;
+    for (size_t i = 0; i < n; ++i) {
+        const int v = L.hgot[i];
+        const int ok = i < kept ? v >= -LAB_VMAX && v <= LAB_VMAX &&
+                                      bins[v + LAB_VMAX]-- > 0
+                                : v == HX_POISON;
+        if (!ok && first == n) first = i;
+        stray += !ok && i < kept;
+        past += !ok && i >= kept;
+    }
+    if (first == n) {
+        hx_mismatch m;
+        hx_gpu_compare(L.out.data, L.want[W_COMPACT], NULL, kept, b->scratch,
+                       &m, 0);
+        L.disorder = m.bad;
+        return 0;
+    }
+    fprintf(L.say, "%s: FAIL at n=%zu: first bad index %zu: got %d; %zu of "
+            "the %zu slots before the count hold no survivor left, %zu slots "
+            "past it written\n", what, n, first, L.hgot[first], stray, kept,
+            past);
+    return 1;
+}
+
+int labPairs(const hx_bench *, const hx_row *, const char *what)
+{
+    const size_t n = L.n;
+    size_t bad = 0, first = 0;
+    download(L.hgot, L.out.data);
+    for (size_t j = 0; j < n; ++j) {
+        const int g = L.hgot[j];
+        const int ok = j % 2 ? g == HX_POISON
+                             : g == L.hwant[j] ||
+                                   (j + 1 < n && g == L.hwant[j + 1]);
+        if (!ok && bad++ == 0) first = j;
+    }
+    if (bad == 0) return 0;
+    fprintf(L.say, "%s: FAIL at n=%zu: first bad index %zu: got %d, want %s; "
+            "%zu of n slots bad\n", what, n, first, L.hgot[first],
+            first % 2 ? "poison (no element maps there)"
+                      : "the value of one of its two writers", bad);
+    return 1;
+}
+
+int labPlanted(const hx_row *r, const char *what, size_t at, long from,
+               int value)
+{
+    hx_guarded_poison(&L.out);
+    r->run(r->ctx);
+    if (from >= 0)
+        HX_CHECK(cudaMemcpy(&value, L.out.data + from, sizeof value,
+                            cudaMemcpyDeviceToHost));
+    HX_CHECK(cudaMemcpy(L.out.data + at, &value, sizeof value,
+                        cudaMemcpyHostToDevice));
+    FILE *quiet = fopen("/dev/null", "w");
+    L.say = quiet ? quiet : stdout;
+    const int seen = r->check(&L.b, r, what);
+    L.say = stdout;
+    if (quiet) fclose(quiet);
+    printf("planted %s: %s\n", what, seen ? "caught" : "MISSED");
+    return seen;
+}
+
+/* ---- The self-check's loop ----------------------------------------------------- */
+
+/* One size: returns 0 or 1 (the bench has printed the failure). */
+static int checkSize(const LabCheck *c, size_t n, uint64_t seed, int full)
+{
+    const unsigned grids[2] = {0, LAB_SMALL_GRID};
+    hx_row rows[HX_BENCH_MAX_ROWS];
+    char context[96];
+    int k = 0;
+    labResize(n);
+    for (int s = -1; s < (full ? (int)HX_SHAPE_COUNT : 0); ++s) {
+        labInputs(0.5, s, seed + 2 + (uint64_t)s);
+        k = c->rows(rows);
+        for (int g = 0; g < 1 + full; ++g) {
+            labSetGrid(grids[g]);
+            snprintf(context, sizeof context, "n=%zu %s grid %u", n,
+                     s < 0 ? "survival 0.5" : hx_shape_name((hx_shape)s),
+                     L.grid);
+            if (hx_bench_check_rows(&L.b, rows, k, context)) return 1;
+        }
+    }
+    for (int g = 0; full && c->maps && g < 2; ++g) {
+        if (g == 0) labMaps(seed);
+        labSetGrid(grids[g]);
+        snprintf(context, sizeof context, "n=%zu maps grid %u", n, L.grid);
+        if (hx_bench_check_rows(&L.b, rows, c->maps(rows), context)) return 1;
+    }
+    labSetGrid(0);
+    printf("n=%zu: ok: %d rows at %s%s\n", n, k,
+           full ? "every input shape, on the automatic grids and on 3 blocks"
+                : "survival 0.5",
+           full && c->maps ? "; gather and scatter" : "");
+    fflush(stdout);
+    return 0;
+}
+
+static int fitsAt(const hx_device *dev, size_t n)
+{
+    return hx_fits(dev, labBytes(n, NULL)) && hostFits(n);
+}
+
+int labSelfCheck(const hx_device *dev, const hx_opts *o, const LabCheck *c,
+                 const char *lab)
+{
+    size_t sizes[64], count = 1, fit;
+    sizes[0] = o->n;
+    if (!o->n_set) {
+        count = hx_check_sizes(&c->sizes, sizes, 64);
+        if (count > 64) count = 64;
+        hx_check_sizes_print(sizes, count, &c->sizes, stdout);
+    }
+    for (fit = count; fit > 0 && !fitsAt(dev, sizes[fit - 1]); --fit) {
+        printf("n=%zu: skipped: needs %.1f GiB of device memory (%.1f GiB "
+               "free) and %.1f GiB of host memory\n", sizes[fit - 1],
+               labBytes(sizes[fit - 1], NULL) / 1073741824.0,
+               dev->free_mem / 1073741824.0,
+               LAB_HOST_INTS * sizes[fit - 1] * sizeof(int) / 1073741824.0);
+    }
+    const size_t cap = fit && sizes[fit - 1] > 1000 ? sizes[fit - 1] : 1000;
+    const int rc = labOpen(dev, o, cap, lab);
+    if (rc != HX_EXIT_OK) return rc;
+    labResize(1000);
+    int failed = c->planted();
+    for (size_t k = 0; k < fit && !failed; ++k)
+        failed = checkSize(c, sizes[k], o->seed + 100 * k,
+                           sizes[k] < HX_HUGE_N);
+    labClose();
+    if (failed) printf("self-check: FAILED\n");
+    else printf("self-check: all %zu sizes passed\n", fit);
+    return failed ? HX_EXIT_FAIL : HX_EXIT_OK;
+}
+
+/* ---- The sweep's loop ------------------------------------------------------------ */
+
+/* One step: rows(r) at n and keep, checked and timed, appended to csv,
+ * each row's x floor on one line (after the rows' names when legend). */
+static int sweepStep(int (*rows)(hx_row *r), size_t n, double keep,
+                     int atomic, uint64_t seed, FILE *csv, int legend)
+{
+    hx_row all[HX_BENCH_MAX_ROWS], r[HX_BENCH_MAX_ROWS];
+    if (n != L.n) labResize(n);
+    labInputs(keep, -1, seed);
+    const int m = rows(all);
+    int k = 0;
+    for (int j = 0; j < m; ++j)
+        if (atomic || all[j].check != labSameValues) r[k++] = all[j];
+    const int rc = hx_bench_measure(&L.b, r, k, 0);
+    if (rc != HX_EXIT_OK) return rc;
+    hx_bench_csv_rows(&L.b, csv, keep);
+    for (int j = 0; legend && j < L.b.rows; ++j)
+        printf("%s%s", j ? "; " : "  x floor of each row: ", L.b.row[j].name);
+    printf("%s  n = %-10zu survival %.1f:", legend ? "\n" : "", n, keep);
+    for (int j = 0; j < L.b.rows; ++j)
+        printf(" %6.2f", hx_bench_x_floor(&L.b, j));
+    printf("\n");
+    fflush(stdout);
+    return rc;
+}
+
+int labSweep(const hx_device *dev, const hx_opts *o, size_t n,
+             int (*rows)(hx_row *r), const char *csv, const char *lab)
+{
+    const char *path = o->csv ? o->csv : csv;
+    const size_t top = hx_bench_sweep_max(dev, labBytes, NULL,
+                                          LAB_HOST_INTS * sizeof(int));
+    int rc = labOpen(dev, o, top ? top : (size_t)1 << 10, lab);
+    if (rc != HX_EXIT_OK) return rc;
+    FILE *f = hx_bench_csv_open(path, lab);
+    if (!f) rc = HX_EXIT_USAGE;
+    if (n > top) n = top;
+    printf("sweep into %s: n = 2^10 to %zu at survival 0.5 (no atomic row), "
+           "then survival 0 to 1 at n = %zu\n", path, top, n);
+    for (size_t m = (size_t)1 << 10; f && m <= top && rc == HX_EXIT_OK; m *= 2)
+        rc = sweepStep(rows, m, 0.5, 0, o->seed, f, m == (size_t)1 << 10);
+    for (int s = 0; f && s <= 10 && rc == HX_EXIT_OK; ++s)
+        rc = sweepStep(rows, n, s / 10.0, 1, o->seed, f, s == 0);
+    if (f) fclose(f);
+    labClose();
+    return rc;
+}
