@@ -264,9 +264,10 @@ static void runScatterMap(void *map)
  * Each row: what it runs, where it writes (out unless named), the reference
  * it must equal, the count it must leave, the bytes its algorithm must
  * move (its floor), its launches. The teaching rows are held to the bytes
- * their own phases move: mark 2n (in, flags), the scan 4n (its tile pass
- * and its add-back each read and write rank; the upper levels add 1/256 of
- * that), compaction's scatter 2n + kept, the partition's 3n. The production
+ * their own phases move: mark 2n (in, flags), the scan about 4n
+ * (scanMovedBytes: its tile pass and its add-back each read and write rank,
+ * and the upper levels), compaction's scatter 2n + kept, the partition's
+ * 3n. The production
  * rows and CUB are held to the problem's own floor: n + kept for
  * compaction, 3n for the stable partition with its counting pass, 2n for
  * CUB's unstable one, which needs no count. CUB's select and partition are
@@ -282,7 +283,8 @@ static int phaseRows(hx_row *r)
                   .note = TEACHING};
     r[1] = hx_row{.name = "mark then scan", .run = runMarkScan, .out = &L.rank,
                   .want = L.want[W_RANKS], .total = L.counts + C_KEPT,
-                  .total_want = &L.kept, .floor_bytes = 6 * n,
+                  .total_want = &L.kept,
+                  .floor_bytes = 2 * n + scanMovedBytes(&L.plan),
                   .launches = 1 + scanLaunches(&L.plan)};
     /* Timed right after "mark then scan", whose ranks it reads. */
     r[2] = hx_row{.name = "scatter alone with ranks ready", .run = runScatter,
@@ -295,15 +297,16 @@ static int phaseRows(hx_row *r)
 static int compactionRows(hx_row *r)
 {
     const double n = 4.0 * L.n, kept = 4.0 * L.kept;
-    const int scan = scanLaunches(&L.plan);
+    const double scan = scanMovedBytes(&L.plan);
+    const int launches = 2 + scanLaunches(&L.plan);
     r[0] = hx_row{.name = "compaction, all three phases", .run = runCompact,
                   .want = L.want[W_COMPACT], .total = L.counts + C_KEPT,
-                  .total_want = &L.kept, .floor_bytes = 8 * n + kept,
-                  .launches = 2 + scan, .note = TEACHING};
+                  .total_want = &L.kept, .floor_bytes = 4 * n + scan + kept,
+                  .launches = launches, .note = TEACHING};
     r[1] = hx_row{.name = "partition, even then odd", .run = runPartition,
                   .want = L.want[W_PARTITION], .total = L.counts + C_EVEN,
-                  .total_want = &L.evens, .floor_bytes = 9 * n,
-                  .launches = 2 + scan};
+                  .total_want = &L.evens, .floor_bytes = 5 * n + scan,
+                  .launches = launches};
     r[2] = hx_row{.name = "compaction with one atomic counter", .run = runAtomic,
                   .total = L.counts + C_ATOMIC, .total_want = &L.kept,
                   .check = labSameValues, .floor_bytes = n + kept, .launches = 2,
@@ -380,8 +383,8 @@ static const char *const FLOOR_NOTE[] = {
     "x floor: the row's compulsory ints (read + written) at the cudaMemcpy "
     "rate of this run: compaction n + kept, the stable partition 3n (its "
     "counting pass reads n), an unstable one 2n; the teaching rows their own "
-    "phases': mark 2n, scan 4n, scatter 2n + kept, so compaction 8n + kept "
-    "and partition 9n", NULL};
+    "phases': mark 2n, scan about 4n, scatter 2n + kept, so compaction about "
+    "8n + kept and partition about 9n", NULL};
 static const char *const MAP_NOTE[] = {
     "x floor: 3n ints (in, map, out) at the cudaMemcpy rate; with two "
     "writers per even slot n/2 writes are lost, and which writer survives is "
@@ -421,30 +424,20 @@ static void summary(double keep)
 
 static const double RATES[3] = {0.1, 0.5, 0.9};
 
-static size_t defaultN(const hx_device *dev, const hx_opts *o, char *why,
-                       size_t len)
-{
-    if (!o->n_set)
-        return hx_default_n(dev, LAB_DEVICE_INTS * sizeof(int), why, len);
-    snprintf(why, len, "given with --n");
-    return o->n;
-}
-
 /* The main table at --keep, the survival tables, gather and scatter. */
-static int runLesson(const hx_device *dev, const hx_opts *o)
+static int runLesson(const hx_opts *o)
 {
-    char why[512], title[160];
-    const size_t n = defaultN(dev, o, why, sizeof why);
-    int rc = labOpen(dev, o, n, "day33-compaction");
+    char title[160];
+    const size_t n = hx_bench_timing_n(&L.b, LAB_DEVICE_INTS * sizeof(int),
+                                       labBytes, NULL);
+    int rc = n == (size_t)-1 ? HX_EXIT_NOMEM : labOpen(n);
     if (rc != HX_EXIT_OK) return rc;
     labResize(n);
-    printf("n = %zu (%s); seed %llu; %u blocks of %u threads for every "
-           "element-wise kernel, as many as fit at once for the production "
-           "ones (%u of %d, %u of %d); the scan %d launches\n", n, why,
-           (unsigned long long)o->seed, L.grid, LAB_BLOCK, fitCompact,
-           COMPACT_BLOCK, fitPartition, PARTITION_THREADS,
-           scanLaunches(&L.plan));
-    hx_warn_if_cached(dev, n * sizeof(int), stdout);
+    printf("seed %llu; %u blocks of %u threads for every element-wise "
+           "kernel, as many as fit at once for the production ones (%u of "
+           "%d, %u of %d); the scan %d launches\n", (unsigned long long)o->seed,
+           L.grid, LAB_BLOCK, fitCompact, COMPACT_BLOCK, fitPartition,
+           PARTITION_THREADS, scanLaunches(&L.plan));
     labInputs(o->keep, -1, o->seed);
     snprintf(title, sizeof title, "where the time goes: n = %zu, survival %.2f",
              n, o->keep);
@@ -461,7 +454,6 @@ static int runLesson(const hx_device *dev, const hx_opts *o)
         snprintf(title, sizeof title, "gather and scatter: n = %zu", n);
         rc = table(mapRows, title, MAP_NOTE);
     }
-    labClose();
     return rc;
 }
 
@@ -493,12 +485,12 @@ int main(int argc, char **argv)
     const double start = hx_now_seconds();
     hx_opts o;
     hx_device dev;
-    char why[512];
     int rc = hx_parse_args(argc, argv, &o, HX_OPT_KEEP | HX_OPT_SWEEP, PROG,
                            USAGE);
     if (rc != HX_EXIT_OK || o.help) return rc;
     if ((rc = hx_device_open(&dev, PROG)) != HX_EXIT_OK) return rc;
     hx_device_print(&dev, stdout);
+    labBegin(&dev, &o, "day33-compaction");
     fitCompact = hx_resident_blocks(&dev, (const void *)compactPiped<NonZero>,
                                     COMPACT_BLOCK, 0);
     fitPartition = hx_resident_blocks(
@@ -510,11 +502,16 @@ int main(int argc, char **argv)
     const LabCheck check = {checkedRows, mapRows, planted,
                             {COMPACT_THREADS * COMPACT_ITEMS, fitCompact,
                              SCAN_TILE, o.seed, extra, 6}};
-    if (o.check) rc = labSelfCheck(&dev, &o, &check, "day33-compaction");
-    else if (o.sweep)
-        rc = labSweep(&dev, &o, defaultN(&dev, &o, why, sizeof why),
-                      compactionRows, "compaction-sweep.csv", "day33-compaction");
-    else rc = runLesson(&dev, &o);
-    printf("wall time: %.1f s\n", hx_now_seconds() - start);
+    if (o.check) {
+        rc = labSelfCheck(&check);
+    } else if (o.sweep) {
+        const size_t n = hx_bench_timing_n(&L.b, LAB_DEVICE_INTS * sizeof(int),
+                                           labBytes, NULL);
+        rc = n == (size_t)-1 ? HX_EXIT_NOMEM
+                             : labSweep(n, compactionRows, "compaction-sweep.csv");
+    } else {
+        rc = runLesson(&o);
+    }
+    labEnd(start);
     return rc;
 }

@@ -83,21 +83,31 @@ static int hostFits(size_t n)
     return LAB_HOST_INTS * stride(n) * sizeof(int) <= hx_host_available();
 }
 
-int labOpen(const hx_device *dev, const hx_opts *o, size_t cap,
-            const char *lab)
+void labBegin(const hx_device *dev, const hx_opts *o, const char *lab)
 {
-    const size_t need = labBytes(cap, NULL), s = stride(cap);
-    if (!hx_fits(dev, need) || !hostFits(cap)) {
-        fprintf(stderr, "%s: n = %zu needs %.1f MiB of device memory (%.1f "
-                "MiB free) and %.1f MiB of host memory (try a smaller --n)\n",
-                lab, cap, need / 1048576.0, dev->free_mem / 1048576.0,
-                LAB_HOST_INTS * s * sizeof(int) / 1048576.0);
-        return HX_EXIT_NOMEM;
-    }
     memset(&L, 0, sizeof L);
     L.dev = dev;
     L.say = stdout;
     hx_bench_open(&L.b, dev, o, lab);
+}
+
+void labEnd(double start)
+{
+    labClose();
+    hx_bench_wall(&L.b, start);
+    hx_bench_close(&L.b);
+}
+
+int labOpen(size_t cap)
+{
+    const size_t need = labBytes(cap, NULL), s = stride(cap);
+    if (!hx_fits(L.dev, need) || !hostFits(cap)) {
+        fprintf(stderr, "%s: n = %zu needs %.1f MiB of device memory (%.1f "
+                "MiB free) and %.1f MiB of host memory (try a smaller --n)\n",
+                L.b.lab, cap, need / 1048576.0, L.dev->free_mem / 1048576.0,
+                LAB_HOST_INTS * s * sizeof(int) / 1048576.0);
+        return HX_EXIT_NOMEM;
+    }
     int *slab = NULL;
     HX_CHECK(cudaMalloc(&slab, (3 + WANTS) * s * sizeof(int)));
     L.in = slab;
@@ -115,12 +125,13 @@ int labOpen(const hx_device *dev, const hx_opts *o, size_t cap,
     L.hpar = L.host + s;
     L.hwant = L.host + 2 * s;
     L.hgot = L.host + 3 * s;
+    L.open = 1;
     return HX_EXIT_OK;
 }
 
 void labClose(void)
 {
-    hx_bench_close(&L.b);
+    if (!L.open) return;
     scanPlanDestroy(&L.plan);
     hx_guarded_free(&L.out);
     hx_guarded_free(&L.rank);
@@ -129,6 +140,8 @@ void labClose(void)
     HX_CHECK(cudaFree(L.state));
     HX_CHECK(cudaFree(L.cubTemp));
     free(L.host);
+    L.open = 0;
+    hx_bench_bind(&L.b, NULL, NULL, 0);
 }
 
 void labSetGrid(unsigned g)
@@ -328,37 +341,29 @@ static int checkSize(const LabCheck *c, size_t n, uint64_t seed, int full)
     return 0;
 }
 
-static int fitsAt(const hx_device *dev, size_t n)
+int labSelfCheck(const LabCheck *c)
 {
-    return hx_fits(dev, labBytes(n, NULL)) && hostFits(n);
-}
-
-int labSelfCheck(const hx_device *dev, const hx_opts *o, const LabCheck *c,
-                 const char *lab)
-{
-    size_t sizes[64], count = 1, fit;
+    const hx_opts *o = L.b.opts;
+    size_t sizes[64], count = 1, fit = 0;
     sizes[0] = o->n;
     if (!o->n_set) {
         count = hx_check_sizes(&c->sizes, sizes, 64);
         if (count > 64) count = 64;
         hx_check_sizes_print(sizes, count, &c->sizes, stdout);
     }
-    for (fit = count; fit > 0 && !fitsAt(dev, sizes[fit - 1]); --fit) {
-        printf("n=%zu: skipped: needs %.1f GiB of device memory (%.1f GiB "
-               "free) and %.1f GiB of host memory\n", sizes[fit - 1],
-               labBytes(sizes[fit - 1], NULL) / 1073741824.0,
-               dev->free_mem / 1073741824.0,
-               LAB_HOST_INTS * sizes[fit - 1] * sizeof(int) / 1073741824.0);
-    }
-    const size_t cap = fit && sizes[fit - 1] > 1000 ? sizes[fit - 1] : 1000;
-    const int rc = labOpen(dev, o, cap, lab);
+    while (fit < count &&
+           hx_bench_fits(&L.b, sizes[fit], labBytes(sizes[fit], NULL),
+                         LAB_HOST_INTS * stride(sizes[fit]) * sizeof(int)))
+        ++fit;
+    for (size_t k = fit + 1; k < count; ++k)
+        printf("  n=%zu: skipped too\n", sizes[k]);
+    const int rc = labOpen(fit && sizes[fit - 1] > 1000 ? sizes[fit - 1] : 1000);
     if (rc != HX_EXIT_OK) return rc;
     labResize(1000);
     int failed = c->planted();
     for (size_t k = 0; k < fit && !failed; ++k)
         failed = checkSize(c, sizes[k], o->seed + 100 * k,
                            sizes[k] < HX_HUGE_N);
-    labClose();
     if (failed) printf("self-check: FAILED\n");
     else printf("self-check: all %zu sizes passed\n", fit);
     return failed ? HX_EXIT_FAIL : HX_EXIT_OK;
@@ -366,49 +371,34 @@ int labSelfCheck(const hx_device *dev, const hx_opts *o, const LabCheck *c,
 
 /* ---- The sweep's loop ------------------------------------------------------------ */
 
-/* One step: rows(r) at n and keep, checked and timed, appended to csv,
- * each row's x floor on one line (after the rows' names when legend). */
-static int sweepStep(int (*rows)(hx_row *r), size_t n, double keep,
-                     int atomic, uint64_t seed, FILE *csv, int legend)
+/* One step: rows(r) at n and keep, checked, timed and written. */
+static int sweepStep(int (*rows)(hx_row *r), size_t n, double keep, FILE *csv)
 {
-    hx_row all[HX_BENCH_MAX_ROWS], r[HX_BENCH_MAX_ROWS];
+    hx_row r[HX_BENCH_MAX_ROWS];
     if (n != L.n) labResize(n);
-    labInputs(keep, -1, seed);
-    const int m = rows(all);
-    int k = 0;
-    for (int j = 0; j < m; ++j)
-        if (atomic || all[j].check != labSameValues) r[k++] = all[j];
-    const int rc = hx_bench_measure(&L.b, r, k, 0);
-    if (rc != HX_EXIT_OK) return rc;
-    hx_bench_csv_rows(&L.b, csv, keep);
-    for (int j = 0; legend && j < L.b.rows; ++j)
-        printf("%s%s", j ? "; " : "  x floor of each row: ", L.b.row[j].name);
-    printf("%s  n = %-10zu survival %.1f:", legend ? "\n" : "", n, keep);
-    for (int j = 0; j < L.b.rows; ++j)
-        printf(" %6.2f", hx_bench_x_floor(&L.b, j));
-    printf("\n");
+    labInputs(keep, -1, L.b.opts->seed);
+    const int rc = hx_bench_measure(&L.b, r, rows(r), 0);
+    if (rc == HX_EXIT_OK) hx_bench_sweep_line(&L.b, csv, keep);
     fflush(stdout);
     return rc;
 }
 
-int labSweep(const hx_device *dev, const hx_opts *o, size_t n,
-             int (*rows)(hx_row *r), const char *csv, const char *lab)
+int labSweep(size_t n, int (*rows)(hx_row *r), const char *csv)
 {
-    const char *path = o->csv ? o->csv : csv;
-    const size_t top = hx_bench_sweep_max(dev, labBytes, NULL,
+    const char *path = L.b.opts->csv ? L.b.opts->csv : csv;
+    const size_t top = hx_bench_sweep_max(L.dev, labBytes, NULL,
                                           LAB_HOST_INTS * sizeof(int));
-    int rc = labOpen(dev, o, top ? top : (size_t)1 << 10, lab);
+    int rc = labOpen(top ? top : (size_t)1 << 10);
     if (rc != HX_EXIT_OK) return rc;
-    FILE *f = hx_bench_csv_open(path, lab);
-    if (!f) rc = HX_EXIT_USAGE;
+    FILE *f = hx_bench_csv_open(path, L.b.lab);
+    if (!f) return HX_EXIT_USAGE;
     if (n > top) n = top;
-    printf("sweep into %s: n = 2^10 to %zu at survival 0.5 (no atomic row), "
-           "then survival 0 to 1 at n = %zu\n", path, top, n);
-    for (size_t m = (size_t)1 << 10; f && m <= top && rc == HX_EXIT_OK; m *= 2)
-        rc = sweepStep(rows, m, 0.5, 0, o->seed, f, m == (size_t)1 << 10);
-    for (int s = 0; f && s <= 10 && rc == HX_EXIT_OK; ++s)
-        rc = sweepStep(rows, n, s / 10.0, 1, o->seed, f, s == 0);
-    if (f) fclose(f);
-    labClose();
+    printf("sweep into %s: n = 2^10 to %zu at survival 0.5, then survival "
+           "0.0, 0.1, ..., 1.0 at n = %zu, a line each\n", path, top, n);
+    for (size_t m = (size_t)1 << 10; m <= top && rc == HX_EXIT_OK; m *= 2)
+        rc = sweepStep(rows, m, 0.5, f);
+    for (int s = 0; s <= 10 && rc == HX_EXIT_OK; ++s)
+        rc = sweepStep(rows, n, s / 10.0, f);
+    fclose(f);
     return rc;
 }

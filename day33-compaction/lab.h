@@ -39,7 +39,7 @@ enum { C_KEPT, C_EVEN, C_ATOMIC, C_SINGLE, C_STABLE, C_SELECT, C_PARTITION,
 #define LAB_SMALL_GRID 3u
 #define LAB_STALL_NS 4000u
 /* The smallest tile of any single-pass kernel the programs run. */
-#define LAB_TILE 2048
+#define LAB_TILE 4096
 
 typedef struct {
     const hx_device *dev;
@@ -63,6 +63,7 @@ typedef struct {
     long long kept, evens; /* the references' counts */
     size_t disorder;       /* the atomic row: slots out of the stable order */
     FILE *say;             /* where the lab's own checks report */
+    int open;              /* buffers held (labOpen) */
 } Lab;
 
 extern Lab L;
@@ -70,11 +71,16 @@ extern Lab L;
 /* Device bytes the lab needs at n elements (an hx_bytes_for). */
 size_t labBytes(size_t n, void *ctx);
 
-/* Allocates everything for up to cap elements and opens the bench (lab:
- * its CSV name). Returns HX_EXIT_OK, or HX_EXIT_NOMEM after one line on
- * stderr when cap does not fit the device's or the host's memory. */
-int labOpen(const hx_device *dev, const hx_opts *o, size_t cap,
-            const char *lab);
+/* Opens the bench (lab: the CSV's lab column); labEnd prints the wall time
+ * (hx_bench_wall, since start) and closes it, with the buffers if open. */
+void labBegin(const hx_device *dev, const hx_opts *o, const char *lab);
+void labEnd(double start);
+
+/* Allocates the buffers for up to cap elements. Returns HX_EXIT_OK, or
+ * HX_EXIT_NOMEM after one line on stderr when cap does not fit the
+ * device's or the host's memory. labClose frees them (and does nothing
+ * when none are held). */
+int labOpen(size_t cap);
 void labClose(void);
 
 /* Sets the size (n <= cap) and the automatic grids; binds the bench. */
@@ -125,14 +131,12 @@ typedef struct {
  * (survival 0.5 and hx_input's edge shapes) on the automatic grids and on
  * LAB_SMALL_GRID blocks, then maps; above 2^30, survival 0.5 on the
  * automatic grids alone. Returns HX_EXIT_OK or HX_EXIT_FAIL. */
-int labSelfCheck(const hx_device *dev, const hx_opts *o, const LabCheck *c,
-                 const char *lab);
+int labSelfCheck(const LabCheck *c);
 
-/* The sweep into one CSV (--csv, default name csv): rows(r) at survival
- * 0.5 for n = 2^10 up to the largest power of two that fits, less the
- * atomic row (checked by labSameValues), then at survival 0 to 1 in steps
- * of 0.1 at n (capped there); each step's x floors on one line. */
-int labSweep(const hx_device *dev, const hx_opts *o, size_t n,
-             int (*rows)(hx_row *r), const char *csv, const char *lab);
+/* The sweep into one CSV (--csv, default csv): rows(r) at survival 0.5
+ * for n = 2^10 up to the largest power of two that fits, then at survival
+ * 0 to 1 in steps of 0.1 at n (capped there); each step's x floors on one
+ * line (hx_bench_sweep_line). */
+int labSweep(size_t n, int (*rows)(hx_row *r), const char *csv);
 
 #endif
