@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <thread>
+
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_select.cuh>
 
@@ -123,8 +125,9 @@ int labOpen(size_t cap)
     L.host = (int *)hx_host_alloc(LAB_HOST_INTS * s * sizeof(int));
     L.hin = L.host;
     L.hpar = L.host + s;
-    L.hwant = L.host + 2 * s;
-    L.hgot = L.host + 3 * s;
+    for (int k = 0; k < 4; ++k) L.href[k] = L.host + (2 + k) * s;
+    L.hgot = L.host + 6 * s;
+    L.hwant = L.href[1];
     L.open = 1;
     return HX_EXIT_OK;
 }
@@ -173,60 +176,193 @@ static void download(int *dst, const int *src)
     HX_CHECK(cudaMemcpy(dst, src, L.n * sizeof(int), cudaMemcpyDeviceToHost));
 }
 
-/* The partition's input follows compaction's pattern: where compaction's
- * value is kept, twice it (even); elsewhere an odd value in
- * [-LAB_VMAX + 1, LAB_VMAX - 1] from the seed's bits, so that an order error
- * among the odds moves a value that differs from its neighbours. The
- * references are the harness's (hx_ref.h), built on the host. */
+/* Which elements are kept: those of an hx_shape (as hx_fill_shape keeps
+ * them), or each with probability keepBelow / 2^32 (shape < 0). */
+struct InputSpec {
+    uint64_t seed;
+    size_t n;
+    int shape;
+    uint64_t keepBelow;
+};
+
+__device__ bool keptAt(const InputSpec &s, size_t i, uint64_t bits)
+{
+    switch (s.shape) {
+    case HX_SHAPE_ALL_KEPT: return true;
+    case HX_SHAPE_NONE_KEPT: return false;
+    case HX_SHAPE_LAST_ONLY: return i + 1 == s.n;
+    case HX_SHAPE_ALTERNATING: return i % 2 == 0;
+    case HX_SHAPE_SORTED: return i >= s.n / 2;
+    default: return (bits >> 32) < s.keepBelow;
+    }
+}
+
+/* Element i of each input from the low 32 bits of its draw, scaled by a
+ * multiply: compaction's a non-zero value in [-LAB_VMAX, LAB_VMAX] where
+ * kept, else 0; the partition's 2k (kept) or 2k + 1, k in
+ * [-LAB_VMAX / 2, LAB_VMAX / 2). Neighbours differ, so an order error
+ * moves a value that shows; no value is HX_POISON or HX_GUARD_WORD. */
+__global__ void fillInputs(int *__restrict__ in, int *__restrict__ par,
+                           InputSpec s)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < s.n;
+         i += stride) {
+        const uint64_t a = hx_bits_at(s.seed, i), b = hx_bits_at(s.seed + 1, i);
+        const int u = (int)(((uint64_t)(uint32_t)a * (2 * LAB_VMAX)) >> 32);
+        in[i] = (u - LAB_VMAX + (u >= LAB_VMAX)) & -(int)keptAt(s, i, a);
+        const int k = (int)(((uint64_t)(uint32_t)b * LAB_VMAX) >> 32) - LAB_VMAX / 2;
+        par[i] = 2 * k + 1 - (int)keptAt(s, i, b);
+    }
+}
+
 void labInputs(double keep, int shape, uint64_t seed)
 {
     const size_t n = L.n;
-    if (shape < 0) hx_fill_survival(L.hin, n, keep, seed);
-    else hx_fill_shape(L.hin, n, (hx_shape)shape, seed);
-    for (size_t i = 0; i < n; ++i)
-        L.hpar[i] = L.hin[i] ? 2 * L.hin[i]
-                             : 2 * (int)(hx_bits_at(seed, i) % LAB_VMAX) -
-                                   LAB_VMAX + 1;
-    upload(L.in, L.hin);
-    upload(L.par, L.hpar);
-    hx_mark(L.hin, L.hwant, n, hx_pred_nonzero);
-    upload(L.want[W_FLAGS], L.hwant);
-    L.kept = hx_scan_exclusive(L.hwant, L.hwant, n);
-    upload(L.want[W_RANKS], L.hwant);
-    hx_fill_const(L.hwant, n, HX_POISON);   /* nothing past the survivors */
-    hx_compact(L.hin, L.hwant, n, hx_pred_nonzero);
-    upload(L.want[W_COMPACT], L.hwant);
-    L.evens = (long long)hx_partition(L.hpar, L.hwant, n, hx_pred_even);
-    upload(L.want[W_PARTITION], L.hwant);
-    /* CUB's partition writes the rejects in reverse order. */
-    for (size_t i = (size_t)L.evens, j = n; i + 1 < j; ++i, --j) {
-        const int t = L.hwant[i];
-        L.hwant[i] = L.hwant[j - 1];
-        L.hwant[j - 1] = t;
+    const InputSpec spec = {seed, n, shape, (uint64_t)(keep * 4294967296.0)};
+    int **h = L.href;
+    if (n) {
+        fillInputs<<<hx_grid_for(L.dev, n, LAB_BLOCK), LAB_BLOCK>>>(L.in, L.par,
+                                                                   spec);
+        HX_CHECK_LAUNCH("fillInputs");
     }
-    upload(L.want[W_CUB], L.hwant);
+    download(L.hin, L.in);
+    download(L.hpar, L.par);
+    /* Three host threads build the references at once. */
+    long long kept = 0, evens = 0;
+    std::thread ranks([&] {
+        hx_mark(L.hin, h[0], n, hx_pred_nonzero);
+        kept = hx_scan_exclusive(h[0], h[1], n);
+    });
+    std::thread compact([&] {
+        hx_fill_const(h[2], n, HX_POISON);   /* nothing past the survivors */
+        hx_compact(L.hin, h[2], n, hx_pred_nonzero);
+    });
+    std::thread partition([&] {
+        evens = (long long)hx_partition(L.hpar, h[3], n, hx_pred_even);
+    });
+    ranks.join();
+    compact.join();
+    partition.join();
+    L.kept = kept;
+    L.evens = evens;
+    upload(L.want[W_FLAGS], h[0]);
+    upload(L.want[W_RANKS], h[1]);
+    upload(L.want[W_COMPACT], h[2]);
+    upload(L.want[W_PARTITION], h[3]);
+    /* CUB's partition writes the rejects in reverse order. */
+    for (size_t i = (size_t)evens, j = n; i + 1 < j; ++i, --j) {
+        const int t = h[3][i];
+        h[3][i] = h[3][j - 1];
+        h[3][j - 1] = t;
+    }
+    upload(L.want[W_CUB], h[3]);
 }
 
-/* in: distinct values (a permutation of [0, n): a read from a wrong index
- * shows); map: a random permutation; W_IDENTITY the identity map; W_PAIRS
+/* The gather and scatter map: a pseudo-random permutation of [0, n) that
+ * can be evaluated, and inverted, at any index, so that the device makes
+ * the map and the host its references, each in one streaming pass (a
+ * Fisher-Yates shuffle, and references through it, would take the host a
+ * minute at n = 2^28): three rounds of (multiply by an odd constant, xor
+ * the high half into the low half) on the smallest power-of-two domain
+ * holding n, walked along its cycle until the result is below n. Each
+ * round is a bijection, so the whole is; the inverse runs the rounds
+ * backwards. */
+struct Perm {
+    size_t n;
+    unsigned shift;   /* x ^ (x >> shift) is its own inverse on the domain */
+    uint64_t mask, key;
+    uint64_t mul[3], inv[3];   /* odd multipliers, their inverses mod 2^64 */
+};
+
+static Perm makePerm(size_t n, uint64_t seed)
+{
+    Perm p;
+    unsigned bits = 0;
+    while (bits < 63 && ((uint64_t)1 << bits) < n) ++bits;
+    p.n = n;
+    p.shift = bits / 2 + 1;
+    p.mask = ((uint64_t)1 << bits) - 1;
+    p.key = hx_mix64(seed) & p.mask;
+    for (int r = 0; r < 3; ++r) {
+        const uint64_t a = hx_mix64(seed + 1 + (uint64_t)r) | 1;
+        uint64_t x = a;                        /* right to 3 bits: a*a = 1 mod 8 */
+        for (int k = 0; k < 5; ++k) x *= 2 - a * x;   /* Newton: 6, 12, .. 96 */
+        p.mul[r] = a;
+        p.inv[r] = x;
+    }
+    return p;
+}
+
+__host__ __device__ inline size_t permAt(const Perm &p, size_t i)
+{
+    uint64_t x = i;
+    do {
+        x ^= p.key;
+        for (int r = 0; r < 3; ++r) {
+            x = (x * p.mul[r]) & p.mask;
+            x ^= x >> p.shift;
+        }
+    } while (x >= p.n);
+    return (size_t)x;
+}
+
+__host__ __device__ inline size_t permInverseAt(const Perm &p, size_t j)
+{
+    uint64_t x = j;
+    do {
+        for (int r = 2; r >= 0; --r) {
+            x ^= x >> p.shift;
+            x = (x * p.inv[r]) & p.mask;
+        }
+        x ^= p.key;
+    } while (x >= p.n);
+    return (size_t)x;
+}
+
+/* in[i] = values(i), a permutation of [0, 2^31): every value differs (a
+ * read from a wrong index shows) and none is negative (never HX_POISON or
+ * HX_GUARD_WORD); map[i] = perm(i); identity[i] = i; pairs[i] = perm(i)
+ * rounded down to even. */
+__global__ void fillMaps(int *in, int *map, int *identity, int *pairs,
+                         Perm perm, Perm values)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < perm.n;
+         i += stride) {
+        const size_t j = permAt(perm, i);
+        in[i] = (int)permAt(values, i);
+        map[i] = (int)j;
+        identity[i] = (int)i;
+        pairs[i] = (int)(j & ~(size_t)1);
+    }
+}
+
+/* in: values; map: the permutation; W_IDENTITY the identity map; W_PAIRS
  * map[i] rounded down to even (every even slot has two writers, one where
- * it is the last slot, and no odd slot any); W_GATHER and W_SCATTER the
- * references, the scatter's kept on the host for labPairs. */
+ * it is the last slot, and no odd slot any); W_GATHER (in[perm(i)]) and
+ * W_SCATTER (in[perm^-1(j)]) the references, built on the host from the
+ * formulas, not through the maps; the scatter's kept in L.hwant for
+ * labPairs. */
 void labMaps(uint64_t seed)
 {
     const size_t n = L.n;
-    hx_fill_permutation(L.hin, n, seed);
-    hx_fill_permutation(L.hpar, n, seed + 1);
-    upload(L.in, L.hin);
-    upload(L.map, L.hpar);
-    hx_fill_identity(L.hgot, n);
-    upload(L.want[W_IDENTITY], L.hgot);
-    for (size_t i = 0; i < n; ++i) L.hgot[i] = L.hpar[i] & ~1;
-    upload(L.want[W_PAIRS], L.hgot);
-    hx_gather(L.hin, L.hpar, L.hwant, n);
-    upload(L.want[W_GATHER], L.hwant);
-    hx_scatter(L.hin, L.hpar, L.hwant, n);
-    upload(L.want[W_SCATTER], L.hwant);
+    const Perm perm = makePerm(n, seed), values = makePerm((size_t)1 << 31, seed + 7);
+    int *gathered = L.href[0], *scattered = L.hwant;
+    if (n) {
+        fillMaps<<<hx_grid_for(L.dev, n, LAB_BLOCK), LAB_BLOCK>>>(
+            L.in, L.map, L.want[W_IDENTITY], L.want[W_PAIRS], perm, values);
+        HX_CHECK_LAUNCH("fillMaps");
+    }
+    std::thread g([&] {
+        for (size_t i = 0; i < n; ++i)
+            gathered[i] = (int)permAt(values, permAt(perm, i));
+    });
+    for (size_t j = 0; j < n; ++j)
+        scattered[j] = (int)permAt(values, permInverseAt(perm, j));
+    g.join();
+    upload(L.want[W_GATHER], gathered);
+    upload(L.want[W_SCATTER], scattered);
 }
 
 /* ---- The day's own checks ----------------------------------------------------- */

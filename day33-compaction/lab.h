@@ -27,9 +27,9 @@ enum { W_GATHER = W_FLAGS, W_SCATTER = W_RANKS, W_IDENTITY = W_COMPACT,
 enum { C_KEPT, C_EVEN, C_ATOMIC, C_SINGLE, C_STABLE, C_SELECT, C_PARTITION,
        C_VARIANT, COUNTS };
 /* n-int buffers: on the device in, par, map, the references, out and rank;
- * on the host in, par, one reference and an output being checked. */
+ * on the host in, par, four references and an output being checked. */
 #define LAB_DEVICE_INTS (5 + WANTS)
-#define LAB_HOST_INTS 4
+#define LAB_HOST_INTS 7
 /* Compaction values lie in [-LAB_VMAX, LAB_VMAX] (hx_input.h's range). */
 #define LAB_VMAX 1000000
 /* Threads a block of every element-wise kernel; the self-check's second
@@ -59,7 +59,11 @@ typedef struct {
                                     lookbackBytes of n / LAB_TILE + 1 tiles */
     void *cubTemp;         /* CUB's storage, sized once for the largest n */
     size_t cubBytes;
-    int *host, *hin, *hpar, *hwant, *hgot;   /* host copies, n ints each */
+    int *host;             /* host, n ints each: */
+    int *hin, *hpar;       /* copies of in and par */
+    int *href[4];          /* references being built (labInputs, labMaps) */
+    int *hwant;            /* the scatter's reference, after labMaps */
+    int *hgot;             /* an output being checked */
     long long kept, evens; /* the references' counts */
     size_t disorder;       /* the atomic row: slots out of the stable order */
     FILE *say;             /* where the lab's own checks report */
@@ -89,9 +93,11 @@ void labResize(size_t n);
  * the scan's and the single-pass kernels', which must cover any grid. */
 void labSetGrid(unsigned g);
 
-/* Compaction's input at survival keep (shape < 0) or an hx_shape, the
- * partition's with the same pattern, and every reference of the
- * compaction table (the counts in L.kept, L.evens). */
+/* Compaction's input at survival keep (shape < 0) or an hx_shape (kept:
+ * non-zero), and the partition's (kept: even), made on the device from
+ * hx_bits_at (element i of each from (seed, i) and (seed + 1, i)); copies
+ * on the host, and every reference of the compaction table from the
+ * harness's host references (hx_ref.h), the counts in L.kept, L.evens. */
 void labInputs(double keep, int shape, uint64_t seed);
 /* The gather and scatter inputs and references (see lab.cu). */
 void labMaps(uint64_t seed);
