@@ -59,7 +59,8 @@ static const char USAGE[] =
     "shape, two grids; or only --n N) and times nothing. --sweep times the\n"
     "survival tables' rows from n = 2^10 to the largest power of two that\n"
     "fits, then over survival 0 to 1 at the default n, into the CSV --csv\n"
-    "FILE (default compaction-sweep.csv; ../harness/plot.py draws it).";
+    "FILE (a folder: compaction-sweep.csv in it, the default in this one;\n"
+    "../harness/plot.py draws it).";
 
 
 /* ---- The teaching path, step 1: mark ------------------------------------ */

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <thread>
 
@@ -522,6 +523,12 @@ static int sweepStep(int (*rows)(hx_row *r), size_t n, double keep, FILE *csv)
 int labSweep(size_t n, int (*rows)(hx_row *r), const char *csv)
 {
     const char *path = L.b.opts->csv ? L.b.opts->csv : csv;
+    char inFolder[4096];
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(inFolder, sizeof inFolder, "%s/%s", path, csv);
+        path = inFolder;
+    }
     const size_t top = hx_bench_sweep_max(L.dev, labBytes, NULL,
                                           LAB_HOST_INTS * sizeof(int));
     int rc = labOpen(top ? top : (size_t)1 << 10);

@@ -139,7 +139,8 @@ typedef struct {
  * automatic grids alone. Returns HX_EXIT_OK or HX_EXIT_FAIL. */
 int labSelfCheck(const LabCheck *c);
 
-/* The sweep into one CSV (--csv, default csv): rows(r) at survival 0.5
+/* The sweep into one CSV (--csv FILE; --csv FOLDER writes FOLDER/csv; by
+ * default csv in the current folder): rows(r) at survival 0.5
  * for n = 2^10 up to the largest power of two that fits, then at survival
  * 0 to 1 in steps of 0.1 at n (capped there); each step's x floors on one
  * line (hx_bench_sweep_line). */
