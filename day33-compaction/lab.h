@@ -30,7 +30,7 @@ enum { C_KEPT, C_EVEN, C_ATOMIC, C_SINGLE, C_STABLE, C_SELECT, C_PARTITION,
  * on the host in, par, four references and an output being checked. */
 #define LAB_DEVICE_INTS (5 + WANTS)
 #define LAB_HOST_INTS 7
-/* Compaction values lie in [-LAB_VMAX, LAB_VMAX] (hx_input.h's range). */
+/* Compaction values lie in [-LAB_VMAX, LAB_VMAX] (hx_input.h's range too). */
 #define LAB_VMAX 1000000
 /* Threads a block of every element-wise kernel; the self-check's second
  * grid (every grid-stride and tile loop runs many rounds); the look-back's
@@ -49,7 +49,7 @@ typedef struct {
     unsigned passGrid;     /* the single-pass kernels' blocks: 0, as many as
                               fit on the GPU at once */
     int *in;               /* compaction input; the gather's values */
-    int *par;              /* partition input: even where in is kept */
+    int *par;              /* partition input (kept: even) */
     int *map;              /* the gather's random permutation */
     int *want[WANTS];
     int *counts;           /* COUNTS device ints */
