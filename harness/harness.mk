@@ -111,18 +111,22 @@ hx_quote = '$(subst ','\'',$1)'
 	@printf '%s\n' $(call hx_quote,$(HX_CC_SETTINGS)) | cmp -s - $@ || \
 	    printf '%s\n' $(call hx_quote,$(HX_CC_SETTINGS)) > $@
 
-$(BUILD)/hx/%.o: $(HX_DIR)/%.c $(HX_HEADERS) $(HX_CC_STAMP)
-	@mkdir -p $(dir $@)
-	$(CC) $(HX_CFLAGS) -c $< -o $@
-
 # hx_check.o is one object made of two sources, hx_check.c and
-# hx_check_print.c (each within the line budget), joined by a relocatable
-# link, so that every rule that links hx_check.o alone gets all of it.
+# hx_check_print.c (its printed report; each within the line budget),
+# joined by a relocatable link, so that a rule that links hx_check.o alone
+# gets all of it. An explicit rule, between two lines that keep the
+# including Makefile's default goal its own.
+hx_default_goal := $(.DEFAULT_GOAL)
 $(BUILD)/hx/hx_check.o: $(BUILD)/hx/parts/hx_check.o \
                         $(BUILD)/hx/parts/hx_check_print.o
 	$(LD) -r -o $@ $^
+.DEFAULT_GOAL := $(hx_default_goal)
 
 $(BUILD)/hx/parts/%.o: $(HX_DIR)/%.c $(HX_HEADERS) $(HX_CC_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(HX_CFLAGS) -c $< -o $@
+
+$(BUILD)/hx/%.o: $(HX_DIR)/%.c $(HX_HEADERS) $(HX_CC_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(HX_CFLAGS) -c $< -o $@
 

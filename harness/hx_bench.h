@@ -27,7 +27,7 @@
  *   lab,row,n,keep,median_ms,min_ms,max_ms,copy_ms,floor_ms,x_copy,
  *   x_floor,gpu,l2_bytes   (one line)
  * lab the lab's name (day31-scan, ...); row the table's name, in double
- * quotes (names hold commas); keep empty for a row without a survival
+ * quotes (names hold commas; a name must not hold a double quote); keep empty for a row without a survival
  * fraction and for the yardsticks; copy_ms the copy yardstick's median in
  * the same measurement; floor_ms the row's floor; x_copy and x_floor the
  * median over each (0 where the divisor is 0); gpu the device's name with
