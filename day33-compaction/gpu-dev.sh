@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # gpu-dev.sh: day 33 checked and measured in one GPU session, before the
 # evidence capture (harness/evidence.sh). Run from anywhere:
-#   bash day33-compaction/gpu-dev.sh     logs in $OUT, else ./gpu-dev-logs
+#   bash day33-compaction/gpu-dev.sh [STEP...]   logs in $OUT, else ./gpu-dev-logs
+# With STEPs, only those run (a later call finds the build of an earlier
+# one), e.g. in three calls of ten minutes or less on an H200:
+# "build kernels sass check broken table sweep", then "dev-check
+# variants", then "memcheck racecheck synccheck initcheck".
 # Writes gpu-dev.log (every step's whole output, in order) and summary.txt
 # (a line per step: its exit code, the one it should have, its time, then
 # the log's last lines; also printed), through harness/dev-steps.sh. Each
@@ -11,9 +15,10 @@
 #              the look-back takes an aggregate for a prefix)
 #   kernels    the kernels in compaction's sm_90 cubins (cuobjdump
 #              --list-elf, one ELF per translation unit, and each one's
-#              functions): only the default rows' kernels (compaction.cu's
-#              10, CUB's in lab.cu, the scan's 2, the harness's 2), where
-#              cuobjdump is installed
+#              functions): only the default rows' kernels, 18 at sm_90
+#              (compaction.cu's 10; lab.cu's 4, CUB's select and partition
+#              with its init and empty kernels; the scan's 2; the harness's
+#              copy and compare), where cuobjdump is installed
 #   sass       per single-pass kernel (compaction and the variants): 16-byte
 #              loads and stores (LDG.E.128, STG.E.128), and the fences
 #              (MEMBAR) and L1 invalidations (CCTL) acquire-release costs
@@ -35,7 +40,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 . harness/dev-steps.sh
-steps_begin "${OUT:-gpu-dev-logs}" || exit 2
+steps_begin "${OUT:-gpu-dev-logs}" "$@" || exit 2
 out=$steps_out
 day=day33-compaction
 
@@ -44,9 +49,9 @@ nvidia-smi --query-gpu=name,memory.total,compute_cap,driver_version \
 step build 0 500 make -j ARCH=90 -C $day all dev dev/compaction-broken
 if command -v cuobjdump >/dev/null; then
     step kernels 0 60 bash -c "cuobjdump --list-elf $day/compaction; \
-        cuobjdump -sass $day/compaction | grep -c 'Function :' | \
-        sed 's/^/kernels in the sm_90 cubins: /'; \
-        cuobjdump -sass $day/compaction | grep 'Function :' | \
+        cuobjdump -arch sm_90 -sass $day/compaction | grep -c 'Function :' | \
+        sed 's/^/kernels in the sm_90 cubins of compaction: /'; \
+        cuobjdump -arch sm_90 -sass $day/compaction | grep 'Function :' | \
         sed 's/.*Function : //' | cut -c1-100"
     step sass 0 60 bash -c "for f in $day/compaction $day/dev/compaction-variants; do
         cuobjdump -sass \$f | awk '
