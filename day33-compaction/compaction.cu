@@ -95,7 +95,7 @@ __global__ void markEven(const int *__restrict__ in, int *__restrict__ flags,
  * leaves the survivor count in the device int *total, where the
  * partition's scatter reads it without a trip to the host. */
 
-/* ---- The teaching path, step 3: scatter ---------------------------------- */
+/* ---- The teaching path, step 3: scatter --------------------------------- */
 
 /* out[rank[i]] = in[i] for every surviving i: rank is the exclusive scan of
  * the flags, so the k-th survivor lands in slot k. The predicate is
@@ -136,7 +136,7 @@ __global__ void scatterPartition(const int *__restrict__ in,
     }
 }
 
-/* ---- The atomic counter ---------------------------------------------------- */
+/* ---- The atomic counter ------------------------------------------------- */
 
 /* Compaction with one global counter: each survivor takes the next free
  * slot. This computes a different function from scatterCompact: the same
@@ -181,7 +181,7 @@ __global__ void scatter(const int *__restrict__ in, const int *__restrict__ map,
         out[map[i]] = in[i];
 }
 
-/* ---- What each row runs, on the lab's buffers (lab.h) ---------------------- */
+/* ---- What each row runs, on the lab's buffers (lab.h) ------------------- */
 
 static void runMark(void *)
 {
@@ -261,7 +261,7 @@ static void runScatterMap(void *map)
     HX_CHECK_LAUNCH("scatter");
 }
 
-/* ---- The rows, declared as data ----------------------------------------------
+/* ---- The rows, declared as data --------------------------------------------
  * Each row: what it runs, where it writes (out unless named), the reference
  * it must equal, the count it must leave, the bytes its algorithm must
  * move (its floor), its launches. The teaching rows are held to the bytes
@@ -378,7 +378,7 @@ static int checkedRows(hx_row *r)
     return k + 1;
 }
 
-/* ---- The default run: where the time goes ----------------------------------- */
+/* ---- The default run: where the time goes ------------------------------- */
 
 static const char *const FLOOR_NOTE[] = {
     "x floor: the row's compulsory ints (read + written) at the cudaMemcpy "
@@ -440,25 +440,25 @@ static int runLesson(const hx_opts *o)
            L.grid, LAB_BLOCK, fitCompact, COMPACT_BLOCK, fitPartition,
            PARTITION_THREADS, scanLaunches(&L.plan));
     labInputs(o->keep, -1, o->seed);
-    snprintf(title, sizeof title, "where the time goes: n = %zu, survival %.2f",
-             n, o->keep);
+    snprintf(title, sizeof title, "where the time goes at survival %.2f",
+             o->keep);
     if ((rc = table(mainRows, title, FLOOR_NOTE)) == HX_EXIT_OK) summary(o->keep);
     for (int s = 0; s < 3 && rc == HX_EXIT_OK; ++s) {
         if (RATES[s] == o->keep) continue;
         labInputs(RATES[s], -1, o->seed);
-        snprintf(title, sizeof title, "survival %.2f: n = %zu", RATES[s], n);
+        snprintf(title, sizeof title, "survival %.2f", RATES[s]);
         if ((rc = table(compactionRows, title, NULL)) == HX_EXIT_OK)
             summary(RATES[s]);
     }
     if (rc == HX_EXIT_OK) {
         labMaps(o->seed + 5);
-        snprintf(title, sizeof title, "gather and scatter: n = %zu", n);
+        snprintf(title, sizeof title, "gather and scatter");
         rc = table(mapRows, title, MAP_NOTE);
     }
     return rc;
 }
 
-/* ---- The self-check: what it plants, its sizes ---------------------------------- */
+/* ---- The self-check: what it plants, its sizes -------------------------- */
 
 /* The bench's planted errors (a changed slot, an unwritten one, a guard
  * word, the count) on both production rows; the atomic row's and the
@@ -479,7 +479,7 @@ static int planted(void)
     return rc != HX_EXIT_OK || !ok;
 }
 
-/* ---- main ---------------------------------------------------------------------- */
+/* ---- main --------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {

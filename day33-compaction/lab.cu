@@ -23,7 +23,7 @@
 
 Lab L;
 
-/* ---- The library rows ------------------------------------------------------ */
+/* ---- The library rows --------------------------------------------------- */
 
 /* One call serves the size query (temp = NULL) and the run, so the two can
  * never disagree on the types CUB sizes its storage for. DeviceSelect::If
@@ -63,7 +63,7 @@ void runCubPartition(void *)
     HX_CHECK(cubPartition(L.cubTemp, &bytes, L.n));
 }
 
-/* ---- Buffers ---------------------------------------------------------------- */
+/* ---- Buffers ------------------------------------------------------------ */
 
 static size_t stateBytes(size_t n)
 {
@@ -165,7 +165,7 @@ void labResize(size_t n)
     hx_bench_bind(&L.b, L.in, &L.out, n);
 }
 
-/* ---- Inputs and references -------------------------------------------------- */
+/* ---- Inputs and references ---------------------------------------------- */
 
 static void upload(int *dst, const int *src)
 {
@@ -366,7 +366,7 @@ void labMaps(uint64_t seed)
     upload(L.want[W_SCATTER], scattered);
 }
 
-/* ---- The day's own checks ----------------------------------------------------- */
+/* ---- The day's own checks ----------------------------------------------- */
 
 /* Values lie in [-LAB_VMAX, LAB_VMAX], so the survivors are counted in bins
  * and each value of out[0..kept) takes one back: a value with none left is
@@ -442,7 +442,7 @@ int labPlanted(const hx_row *r, const char *what, size_t at, long from,
     return seen;
 }
 
-/* ---- The self-check's loop ----------------------------------------------------- */
+/* ---- The self-check's loop ---------------------------------------------- */
 
 /* One size: returns 0 or 1 (the bench has printed the failure). */
 static int checkSize(const LabCheck *c, size_t n, uint64_t seed, int full)
@@ -506,7 +506,7 @@ int labSelfCheck(const LabCheck *c)
     return failed ? HX_EXIT_FAIL : HX_EXIT_OK;
 }
 
-/* ---- The sweep's loop ------------------------------------------------------------ */
+/* ---- The sweep's loop --------------------------------------------------- */
 
 /* One step: rows(r) at n and keep, checked, timed and written. */
 static int sweepStep(int (*rows)(hx_row *r), size_t n, double keep, FILE *csv)

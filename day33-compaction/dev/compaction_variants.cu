@@ -40,7 +40,7 @@ static const char USAGE[] =
     "runs compaction --check's loop on them all, the look-back ones also\n"
     "with the debug stalls. --variants is the default run.";
 
-/* ---- The one-tile-at-a-time compaction -------------------------------------- */
+/* ---- The one-tile-at-a-time compaction ---------------------------------- */
 
 /* What a look-back block keeps in shared memory besides its staged
  * output: the striped tile's partials, the tile index, and the tile's
@@ -138,7 +138,7 @@ compactSinglePass(const int *__restrict__ in, int *__restrict__ out, size_t n,
         lookbackEachTile<Tile>(state, &sh.tile, in, n, true, 0, body);
 }
 
-/* ---- The stable partition with a look-back ------------------------------------ */
+/* ---- The stable partition with a look-back ------------------------------ */
 
 /* Pass 1: adds the number of evens in in[0..n) to *evens (zero at launch).
  * Only reads: n ints. Tiles are independent here, so each block takes
@@ -201,7 +201,7 @@ partitionStable(const int *__restrict__ in, int *__restrict__ out, size_t n,
                                IsEven::REJECT, body);
 }
 
-/* ---- The configurations ---------------------------------------------------------
+/* ---- The configurations ----------------------------------------------------
  * A name reads: threads x ints per thread; "piped": compactPiped's
  * pipelined loop (a walker warp), "ahead": the next tile's loads in flight,
  * neither: one tile at a time; relaxed or acq-rel atomics; the look-back's
@@ -411,8 +411,8 @@ static int runTables(const hx_opts *o)
         rc = hx_bench_measure(&L.b, rows, timedRows(rows), HX_BENCH_LEAVE_OUT);
         failed |= rc != HX_EXIT_OK;
         if (L.b.rows == 0) break;   /* a yardstick failed: nothing timed */
-        snprintf(title, sizeof title, "single-pass configurations, survival "
-                 "%.2f,", rates[s]);
+        snprintf(title, sizeof title, "single-pass configurations at "
+                 "survival %.2f", rates[s]);
         hx_bench_table(&L.b, title, NULL);
     }
     if (failed)
