@@ -197,10 +197,11 @@ double hx_bench_floor_ms(const hx_bench *b, int j);
 double hx_bench_x_copy(const hx_bench *b, int j);
 double hx_bench_x_floor(const hx_bench *b, int j);
 
-/* Prints the last measurement as a table titled "<title> of n = N ints,
- * R runs interleaved after W warm-ups": each row (its note first), then
- * notes[] (NULL-terminated; NULL: none) and the frame's end. Nothing is
- * printed when the last measurement timed no row. */
+/* Prints the last measurement: a line saying every row was checked, the
+ * table titled "<title> of n = N ints, R runs interleaved after W
+ * warm-ups" (each row, its note first, then notes[], NULL-terminated or
+ * NULL), and a line with the memcpy's and the copy's bandwidth. Nothing
+ * is printed when the last measurement timed no row. */
 void hx_bench_table(const hx_bench *b, const char *title,
                     const char *const notes[]);
 
