@@ -257,8 +257,11 @@ struct Split3Config {
         splitRanges<THREADS_, ITEMS_, MIN_BLOCKS_, AHEAD_, BACKWARD_, STORE_>;
 };
 
-/* The production configuration. */
+/* The production configuration, and its name as the tables print it. */
 typedef Split3Config<256, 16, 4, true, true, STORE_VECTORS> Split3;
+#define SPLIT3_NAME \
+    "256 x 16 ahead, counts per block, backward, 4 blocks/SM, vector stores"
+
 
 /* Words of counts for a grid of G blocks. */
 __host__ __device__ inline size_t split3Words(unsigned grid)
