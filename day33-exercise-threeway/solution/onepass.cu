@@ -2,25 +2,21 @@
  * positives, each group in input order) three ways, checked against the
  * host, then timed on the harness's bench. Maintainers only: it shows the
  * answer's ranks, and the student copy has no solution/ folder.
- * Rows (the bench adds its yardsticks, cudaMemcpy and copyInts):
+ * Rows (after the bench's yardsticks, cudaMemcpy and copyInts):
  *   countSplitRanges  the one pass's counting pass alone (floor: n ints)
  *   two-scan split    the exercise's way: two marks, two course scans
- *                     (day31-scan/tile_scan.h), the reference
- *                     scatterThreeWay (solution/threeway.cu)
- *   cub::DevicePartition::If three-way   CUB's split (its zeros go to a
- *                     buffer of their own, its positives come out in
- *                     another order: checked for the same values)
- *   onePassSplit      the production split, singlepass_split3.cuh
- * The configurations that lost, the look-back scheme and their checks:
- * dev/split3_variants.cu (make dev, make dev-check).
+ *                     (tile_scan.h), scatterThreeWay (solution/threeway.cu)
+ *   cub::DevicePartition::If three-way   CUB's split (zeros apart)
+ *   onePassSplit      the production split (singlepass_split3.cuh)
+ * Its variants, the look-back scheme: dev/split3_variants.cu (make dev).
  * Build: make -C day33-exercise-threeway threeway-onepass
- * Run:   ./day33-exercise-threeway/threeway-onepass [--check] [--n N]
- *        [--seed S] [--runs R] [--warmup W]
+ * Run:   ./day33-exercise-threeway/threeway-onepass [--check] [--help]
  */
 #include <cstdio>
 #include <cstring>
 
 #include <cub/device/device_partition.cuh>
+#include <thrust/functional.h>
 #include <thrust/iterator/reverse_iterator.h>
 
 #include "hx_bench.h"
@@ -30,42 +26,34 @@
 #include "../../day31-scan/tile_scan.h"
 #include "singlepass_split3.cuh"
 
+using thrust::placeholders::_1;   /* _1 < 0: the predicate v < 0 */
 #define PROG "threeway-onepass"
-#define BLOCK 256
+static const unsigned TPB = 256;  /* threads per grid-stride block */
 #define SMALL_GRID 3u   /* far fewer blocks than tiles (a row says 3) */
 #define FULL_REPORT_MAX ((size_t)1 << 20) /* hx_check_split3's report */
 #define HUGE_FROM ((size_t)1 << 26) /* above: onePassSplit, thirds only */
 
-/* ---- The teaching split: two marks, two scans, scatterThreeWay ---------- */
+/* ---- The teaching split: two marks, two scans, scatterThreeWay ----------- */
 
 /* The reference solution's kernel (solution/threeway.cu, linked in). */
-__global__ void scatterThreeWay(const int *__restrict__ in,
-                                const int *__restrict__ negRank,
-                                const int *__restrict__ zeroRank,
-                                int *__restrict__ out, size_t n,
-                                const int *__restrict__ totalNeg,
-                                const int *__restrict__ totalZero);
+__global__ void scatterThreeWay(
+    const int *__restrict__ in, const int *__restrict__ negRank,
+    const int *__restrict__ zeroRank, int *__restrict__ out, size_t n,
+    const int *__restrict__ totalNeg, const int *__restrict__ totalZero);
 
-struct IsNegative {
-    __host__ __device__ bool operator()(int v) const { return v < 0; }
-};
-struct IsZero {
-    __host__ __device__ bool operator()(int v) const { return v == 0; }
-};
-
-/* flags[i] = Pred()(in[i]): the driver's markNegative and markZero as one
- * template (driver.cu links no solution code, so it keeps its own). */
+/* flags[i] = pred(in[i]): the driver's markNegative (_1 < 0) and markZero
+ * (_1 == 0), one template here (driver.cu links no solution code). */
 template <class Pred>
 __global__ void mark(const int *__restrict__ in, int *__restrict__ flags,
-                     size_t n)
+                     size_t n, Pred pred)
 {
     const size_t stride = (size_t)blockDim.x * gridDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += stride)
-        flags[i] = Pred()(in[i]);
+        flags[i] = pred(in[i]);
 }
 
-/* ---- The problem at one size ---------------------------------------------- */
+/* ---- The problem at one size --------------------------------------------- */
 
 static struct {
     const hx_device *dev;
@@ -74,17 +62,16 @@ static struct {
     int *in, *shift, *ref, *negRank, *zeroRank, *zeroOut;   /* device */
     int *totals;                  /* the two-scan split's and CUB's A, B */
     hx_guarded out, counts;       /* the one pass's counts, as ints */
-    int *countsRef;               /* countSplitRanges' contract */
+    int *countsRef;               /* what countSplitRanges must leave */
     unsigned grid;                /* its blocks: as many as fit, <= tiles */
     ScanPlan plan;
-    void *cub;
+    void *cub;                    /* CUB's scratch, cubBytes of it */
     size_t cubBytes;
 } P;   /* every row's context; shift + 1: the input, misaligned */
 
 static int **hostBufs[] = {&P.hin, &P.href, &P.hgot};
 static int **deviceBufs[] = {&P.in,      &P.shift,    &P.ref,
                              &P.negRank, &P.zeroRank, &P.zeroOut};
-
 static void runCub(void *);
 
 /* Allocates P for n; 0 after a line saying so when it does not fit. */
@@ -96,9 +83,8 @@ static int problemCreate(const hx_device *dev, size_t n)
     runCub(NULL);
     const size_t bytes = 7 * b + P.cubBytes + scanPlanBytes(n) + (1u << 16);
     if (!hx_fits(dev, bytes) || hx_host_available() < 3 * b + (256u << 20))
-        return printf("  n=%zu: skipped: needs %.0f MiB of device memory, "
-                      "%.0f MiB of host memory\n", n, bytes / 1048576.0,
-                      3 * b / 1048576.0), 0;
+        return printf("  n=%zu: skipped: needs %.0f MiB (device), %.0f (host)"
+                      "\n", n, bytes / 1048576.0, 3 * b / 1048576.0), 0;
     P.grid = hx_resident_blocks(dev, (const void *)Split3::place,
                                 Split3::THREADS, 0);
     if (tiles < P.grid) P.grid = tiles ? (unsigned)tiles : 1u;
@@ -124,10 +110,9 @@ static void problemDestroy(void)
     for (int **h : hostBufs) free(*h);
 }
 
-/* One input: the harness's generator and reference (hx_split3), both on
- * the device, the input also one int past 16-byte alignment; and what
- * countSplitRanges must leave: block g's negatives and zeros in its range
- * of tiles (tileRange), for every block g (none at n = 0). */
+/* One input and its reference (hx_split3) on the device, the input also
+ * one int past 16-byte alignment; and what countSplitRanges must leave:
+ * block g's negatives and zeros in its range of tiles, for every g. */
 static void problemLoad(hx_bench *b, hx_mix mix, uint64_t seed)
 {
     const size_t n = P.n, bytes = n * sizeof(int), words = split3Words(P.grid);
@@ -150,40 +135,38 @@ static void problemLoad(hx_bench *b, hx_mix mix, uint64_t seed)
     hx_bench_bind(b, P.in, &P.out, n);
 }
 
-/* ---- The rows ------------------------------------------------------------- */
+/* ---- The rows ------------------------------------------------------------ */
 
 static void runTwoScans(void *)
 {
-    const unsigned grid = hx_grid_for(P.dev, P.n, BLOCK);
-    mark<IsNegative><<<grid, BLOCK>>>(P.in, P.negRank, P.n);
+    const unsigned grid = hx_grid_for(P.dev, P.n, TPB);
+    mark<<<grid, TPB>>>(P.in, P.negRank, P.n, _1 < 0);
     HX_CHECK_LAUNCH("markNegative");
     scanExclusive(&P.plan, P.negRank, P.totals + 0, 0);
-    mark<IsZero><<<grid, BLOCK>>>(P.in, P.zeroRank, P.n);
+    mark<<<grid, TPB>>>(P.in, P.zeroRank, P.n, _1 == 0);
     HX_CHECK_LAUNCH("markZero");
     scanExclusive(&P.plan, P.zeroRank, P.totals + 1, 0);
-    scatterThreeWay<<<grid, BLOCK>>>(P.in, P.negRank, P.zeroRank, P.out.data,
-                                     P.n, P.totals + 0, P.totals + 1);
+    scatterThreeWay<<<grid, TPB>>>(P.in, P.negRank, P.zeroRank, P.out.data,
+                                   P.n, P.totals + 0, P.totals + 1);
     HX_CHECK_LAUNCH("scatterThreeWay");
 }
 
-/* CUB: negatives from the front of out, positives from its back (a
- * reverse iterator), zeros into zeroOut: CUB needs a buffer of its own for
- * a group whose start it cannot know. P.cub NULL: sets P.cubBytes alone. */
+/* CUB: negatives from the front of out, positives from its back, zeros
+ * into a buffer of their own. P.cub NULL: sets P.cubBytes alone. */
 static void runCub(void *)
 {
     thrust::reverse_iterator<int *> rev(P.out.data + P.n);
     HX_CHECK(cub::DevicePartition::If(P.cub, P.cubBytes, P.in, P.out.data,
                                       P.zeroOut, rev, P.totals, (int)P.n,
-                                      IsNegative(), IsZero(), 0));
+                                      _1 < 0, _1 == 0, 0));
 }
 
-/* CUB's zero buffer, poisoned before its checked run (never timed). */
-static void poisonZeroOut(void *)
+static void poisonZeroOut(void *)   /* before CUB's checked run */
 {
     HX_CHECK(cudaMemsetAsync(P.zeroOut, HX_POISON_BYTE, P.n * sizeof(int), 0));
 }
 
-#define COUNTS ((unsigned long long *)P.counts.data)
+#define COUNTS ((unsigned long long *)P.counts.data)   /* 8-byte aligned */
 static void runCount(void *)
 {
     if (P.n) Split3::count<<<P.grid, Split3::THREADS>>>(P.in, P.n, COUNTS);
@@ -198,7 +181,6 @@ static void runOnePass(void *how)
                                P.out.data, P.n, COUNTS,
                                how == &SMALL ? SMALL_GRID : P.grid, 0));
 }
-
 /* The three-way report (boundaries, order, unwritten, guards, each
  * named): what the device compare cannot say, for n <= FULL_REPORT_MAX. */
 static int checkSplit(const hx_bench *, const hx_row *, const char *what)
@@ -219,13 +201,12 @@ static int checkCub(const hx_bench *, const hx_row *, const char *what)
     int c[2];
     hx_cmp cmp;
     hx_same same;
-    const size_t a = P.a, ab = P.ab;
+    const size_t a = P.a, ab = P.ab;   /* where CUB's zeros belong */
     HX_CHECK(cudaMemcpy(c, P.totals, sizeof c, cudaMemcpyDeviceToHost));
     if ((size_t)c[0] != a || (size_t)c[1] != ab - a)
         return printf("%s: FAIL at n=%zu: counts %d and %d, want %zu and "
                       "%zu\n", what, P.n, c[0], c[1], a, ab - a), 1;
     hx_guarded_fetch_output(&P.out, P.hgot);
-    /* Slots [A, A + B) of out are CUB's to leave unwritten. */
     HX_CHECK(cudaMemcpy(P.hgot + a, P.zeroOut, (ab - a) * sizeof(int),
                         cudaMemcpyDeviceToHost));
     return hx_check_equal(what, P.hgot, P.href, ab, &cmp, stdout) |
@@ -234,21 +215,19 @@ static int checkCub(const hx_bench *, const hx_row *, const char *what)
 }
 
 /* The rows, as data: what runs, what its output must hold (the device
- * reference, or up to FULL_REPORT_MAX the three-way report), the bytes its
- * algorithm must move, its launches. huge: onePassSplit alone. extra: it
- * also on SMALL_GRID blocks and on the misaligned input. */
+ * reference, or up to FULL_REPORT_MAX the three-way report), the bytes it
+ * must move, its launches. huge: onePassSplit alone; extra: checks too. */
 static int declareRows(hx_row *r, int extra, int huge)
 {
     const double ints = (double)P.n * sizeof(int);
     const int *want = P.n <= FULL_REPORT_MAX ? NULL : P.ref;
     const hx_row_check split = want ? NULL : checkSplit;
-    const int some = P.n > 0;
     int k = 0;
     if (!huge) {
         r[k++] = hx_row{.name = "countSplitRanges (pass 1 alone)",
                         .run = runCount, .out = &P.counts,
                         .want = P.countsRef, .floor_bytes = ints,
-                        .launches = some};
+                        .launches = P.n > 0};
         r[k++] = hx_row{.name = "two-scan split", .run = runTwoScans,
                         .want = want, .check = split,
                         .floor_bytes = 16 * ints,
@@ -257,25 +236,29 @@ static int declareRows(hx_row *r, int extra, int huge)
         r[k++] = hx_row{.name = "cub::DevicePartition::If three-way",
                         .run = runCub, .prepare = poisonZeroOut,
                         .check = checkCub, .floor_bytes = 2 * ints,
-                        .launches = 2};
+                        .launches = 2,
+                        .note = "CUB: zeros apart, positives in another "
+                                "order (checked for the same values)"};
     }
     r[k++] = hx_row{.name = "onePassSplit", .run = runOnePass, .want = want,
                     .check = split, .floor_bytes = 3 * ints,
-                    .launches = 2 * some};
+                    .launches = 2 * (P.n > 0)};
     if (extra && !huge) {
         r[k] = r[k - 1], r[k].name = "onePassSplit, 3 blocks";
         r[k++].ctx = &SMALL;
         r[k] = r[k - 1], r[k].name = "onePassSplit, misaligned input";
         r[k++].ctx = &SHIFTED;
     }
+#ifdef ONEPASS_MORE_ROWS   /* dev/split3_variants.cu's configurations */
+    k += ONEPASS_MORE_ROWS(r + k, extra, huge);
+#endif
     return k;
 }
 
-/* ---- The self-check ------------------------------------------------------- */
+/* ---- The self-check ------------------------------------------------------ */
 
 /* Every row on every mix at the bench's sizes (above HUGE_FROM:
- * onePassSplit alone, on the thirds mix), then proof that the one pass's
- * check catches planted errors. */
+ * onePassSplit alone, on the thirds mix). Planted errors: dev-check. */
 static int selfCheck(hx_bench *b, const hx_device *dev, const hx_opts *o)
 {
     const size_t extra[] = {2, 255, 256, 257, 65537, 600 * 4096 + 3};
@@ -284,106 +267,84 @@ static int selfCheck(hx_bench *b, const hx_device *dev, const hx_opts *o)
                                          Split3::THREADS, 0),
         SCAN_TILE, o->seed, extra, sizeof extra / sizeof extra[0]};
     size_t sizes[64], count = hx_check_sizes(&plan, sizes, 64);
-    if (count > 64) count = 64;
-    if (o->n_set) sizes[0] = o->n, count = 1;
-    printf("self-check, seed %llu: onePassSplit (%s), the two-scan split "
-           "and CUB, every mix, against hx_split3; outputs poisoned and "
-           "guarded\n", (unsigned long long)o->seed, SPLIT3_NAME);
+    count = o->n_set ? (sizes[0] = o->n, 1) : count < 64 ? count : 64;
+    printf("self-check, seed %llu: onePassSplit (%s) and every row, every "
+           "mix, against hx_split3\n", (unsigned long long)o->seed,
+           SPLIT3_NAME);
     hx_check_sizes_print(sizes, count, &plan, stdout);
     for (size_t s = 0; s < count; ++s) {
         const size_t n = sizes[s];
-        const int huge = n > HUGE_FROM;
         if (!problemCreate(dev, n)) continue;
         for (int m = 0; m < HX_MIX_COUNT; ++m) {
-            if (huge && m != HX_MIX_THIRDS) continue;
+            if (n > HUGE_FROM && m != HX_MIX_THIRDS) continue;
             const uint64_t seed = o->seed + 16 * s + (uint64_t)m;
+            hx_row rows[HX_BENCH_MAX_ROWS];
+            char what[96];
             problemLoad(b, (hx_mix)m, seed);
-            hx_row rows[8];
-            char label[96];
-            const int k = declareRows(rows, 1, huge);
-            snprintf(label, sizeof label, "n=%zu mix=%s seed=%llu:", n,
+            const int k = declareRows(rows, 1, n > HUGE_FROM);
+            snprintf(what, sizeof what, "n=%zu mix=%s seed=%llu:", n,
                      hx_mix_name((hx_mix)m), (unsigned long long)seed);
-            if (hx_bench_check_rows(b, rows, k, label)) {
-                problemDestroy();
-                return HX_EXIT_FAIL;
-            }
-            printf("  n=%-10zu %-9s pass (%d rows; A = %zu, A + B = %zu; "
-                   "%zu tiles on %u blocks)\n", n, hx_mix_name((hx_mix)m), k,
-                   P.a, P.ab, split3Tiles<Split3>(n), P.grid);
+            if (hx_bench_check_rows(b, rows, k, what))
+                return problemDestroy(), HX_EXIT_FAIL;
+            printf("  n=%-10zu %-9s pass (%d rows; A = %zu, A + B = %zu)\n", n,
+                   hx_mix_name((hx_mix)m), k, P.a, P.ab);
         }
         problemDestroy();
-    }
-    /* The checks can fail: errors planted in onePassSplit's output, at a
-     * size with the three-way report and at one with the device compare. */
-    for (size_t n : {(size_t)65537, FULL_REPORT_MAX + 3}) {
-        hx_row row;
-        if (o->n_set || !problemCreate(dev, n)) continue;
-        problemLoad(b, HX_MIX_THIRDS, o->seed);
-        declareRows(&row, 0, 1);
-        const int rc = hx_bench_check_the_check(b, &row);
-        problemDestroy();
-        if (rc != HX_EXIT_OK) return rc;
     }
     printf("self-check: pass\n");
     return HX_EXIT_OK;
 }
 
-/* ---- The timing ----------------------------------------------------------- */
+/* ---- The timing ---------------------------------------------------------- */
 
 static int timeRows(hx_bench *b, const hx_device *dev, const hx_opts *o)
 {
-    char why[256] = "set by --n";
-    /* problemCreate's 7 buffers, CUB's and a byte for the rest */
-    const size_t n = o->n_set ? o->n
+    char why[256] = "set by --n", title[200];
+    const size_t n = o->n_set ? o->n   /* 7 buffers, CUB's, a byte more */
                               : hx_default_n(dev, 8 * sizeof(int) + 1, why,
                                              sizeof why);
     if (!problemCreate(dev, n)) return HX_EXIT_NOMEM;
     problemLoad(b, HX_MIX_THIRDS, o->seed);
-    printf("n = %zu ints, %.1f MiB per buffer: %s\n", n, n * 4.0 / 1048576,
-           why);
-    printf("input: mix thirds, seed %llu: A = %zu negatives, B = %zu zeros; "
-           "onePassSplit: %zu tiles of %d on %u blocks (%s)\n",
+    printf("n = %zu ints, %.1f MiB per buffer: %s\ninput: mix thirds, seed "
+           "%llu: A = %zu negatives, B = %zu zeros; onePassSplit: %zu tiles "
+           "of %d on %u blocks (%s)\n", n, n * 4.0 / 1048576, why,
            (unsigned long long)o->seed, P.a, P.ab - P.a,
            split3Tiles<Split3>(n), Split3::TILE, P.grid, SPLIT3_NAME);
     hx_warn_if_cached(dev, n * sizeof(int), stdout);
-    hx_row rows[8];
+    hx_row rows[HX_BENCH_MAX_ROWS];
     const int rc = hx_bench_measure(b, rows, declareRows(rows, 0, 0), 0);
-    char title[200];
     snprintf(title, sizeof title, "three-way split of n = %zu ints, %d runs "
              "interleaved after %d warm-ups", n, o->runs, o->warmup);
     const char *const notes[] = {
         "x floor: over the row's own bytes at the memcpy's bandwidth: 2n "
         "ints for a copy and CUB, n for a counting pass, 3n for the one pass "
-        "(count, then place), about 16n for the two-scan split",
-        "CUB's zeros go to a buffer of their own and its positives come out "
-        "in another order (checked for the same values)",
-        NULL};
+        "(count, then place), about 16n for the two-scan split", NULL};
     hx_bench_table(b, title, notes);
     problemDestroy();
     return rc;
 }
 
-/* ---- main ------------------------------------------------------------------ */
+/* ---- main ---------------------------------------------------------------- */
 
-static const char USAGE[] =
-    "The exercise's three-way split in a counting pass and one placing\n"
-    "pass, checked, then timed against a memcpy, a copy, the two-scan split\n"
-    "and CUB. --check: every size (0 to over 2^30) and mix, no timing.";
+static const char USAGE[] = "The exercise's three-way split in a counting "
+    "pass and one placing pass,\nchecked, then timed against a memcpy, a "
+    "copy, the two-scan split and CUB.";
 
+#ifndef ONEPASS_NO_MAIN   /* dev/split3_variants.cu has its own */
 int main(int argc, char **argv)
 {
     const double t0 = hx_now_seconds();
     hx_opts o;
+    hx_device dev;
+    hx_bench b;
     int rc = hx_parse_args(argc, argv, &o, 0, PROG, USAGE);
     if (rc != HX_EXIT_OK || o.help) return rc;
-    hx_device dev;
-    rc = hx_device_open(&dev, PROG);
-    if (rc != HX_EXIT_OK) return rc;
+    if ((rc = hx_device_open(&dev, PROG)) != HX_EXIT_OK) return rc;
     hx_device_print(&dev, stdout);
-    hx_bench b;
     hx_bench_open(&b, &dev, &o, "day33-exercise-threeway");
     rc = o.check ? selfCheck(&b, &dev, &o) : timeRows(&b, &dev, &o);
     hx_bench_close(&b);
     printf("wall time %.2f s\n", hx_now_seconds() - t0);
     return rc;
 }
+#endif
