@@ -1,10 +1,12 @@
 /* lookback.cuh: the machinery of every single-pass kernel in the course:
  * tile indices in start order, one status word per tile, the decoupled
- * look-back, and the three tile loops a kernel runs (one tile at a time,
- * loading ahead, pipelined). The tile itself (StripedTile) and the staged
- * stores are in tile.cuh, which this header includes.
+ * look-back, and the pipelined tile loop a production kernel runs. The
+ * tile itself (StripedTile) and the staged stores are in tile.cuh, which
+ * this header includes; the loops and policies that lost (one tile at a
+ * time, loading ahead; other windows and orders) are in
+ * dev/lookback_variants.cuh.
  *
- * Used by day31-scan/scan.cu (singlePassScan: the aggregate is an int sum),
+ * Used by day31-scan/singlepass_scan.cuh (the aggregate is an int sum),
  * day33-compaction (the aggregate is a count of survivors) and the
  * look-back rows of the exercise's one-pass three-way split (two counts:
  * negatives and zeros). The stable partition's and the split's production
@@ -39,7 +41,7 @@
  * blocks run. At 4 TB/s, reads and writes together, tiles of 4,096 ints
  * go by at about 120 per microsecond: a window of 32 keeps up only while a
  * round trip takes less than a quarter of a microsecond; 64 or 128 would
- * leave room (LookbackPolicy). Measured on an H200 (scan.cu's --variants,
+ * leave room (LookbackPolicy). Measured on an H200 (dev/scan_variants.cu,
  * day31-scan/evidence-h200.txt), the plain tile loop was faster with
  * windows of 32 than of 128: the wider walk costs registers and reads, and
  * did not pay for itself there. The production rows use 32.
@@ -61,12 +63,11 @@
  *   kernel starts: one cudaMemsetAsync before each launch (counted as a
  *   launch in every table). Word 0 counts the tiles handed out; word 1 + t
  *   is tile t's status.
- * - Tile indices from lookbackNextTile or lookbackTakeTile, never
- *   blockIdx.x (see DEADLOCK). A block takes tiles in a loop until an index
- *   passes the last tile; any grid of at least one block covers every tile.
- *   The three loops at the end of this file (lookbackEachTile,
- *   lookbackEachTileAhead, lookbackPipelined) do this for a kernel.
- * - lookbackTileWith (or lookbackTile) called by all 32 lanes of one warp,
+ * - Tile indices from lookbackTakeTile, never blockIdx.x (see DEADLOCK).
+ *   A block takes tiles in a loop until an index passes the last tile; any
+ *   grid of at least one block covers every tile. The loop at the end of
+ *   this file (lookbackPipelined) does this for a kernel.
+ * - lookbackTileWith called by all 32 lanes of one warp,
  *   once per tile, with the tile's aggregate. It returns the tile's
  *   exclusive and inclusive prefixes to those 32 lanes; the caller passes
  *   them to the rest of the block through shared memory. Its two steps,
@@ -74,13 +75,13 @@
  *   also run in different warps: lookbackPipelined does.
  * WHERE THE TOTAL LANDS: nowhere by itself. The inclusive prefix of the
  * last tile is the total; the block that handles that tile writes it where
- * the caller wants it (scan.cu: a device int, like the course scan).
+ * the caller wants it (the scan: a device int, like the course scan).
  *
  * DEADLOCK. A tile waits only on tiles with smaller indices, and only
  * until their words leave LOOKBACK_INVALID. A block publishes a tile's
  * aggregate as soon as it has reduced it, which waits at most for the
- * block to finish the tile it held before (lookbackEachTileAhead holds the
- * next tile, and loads it, while it finishes the current one), and that
+ * block to finish the tile it held before (a loop that loads ahead holds
+ * the next tile, and loads it, while it finishes the current one), and that
  * tile has a smaller index: indices come from an atomic counter, in the
  * order blocks ask, so a block's indices grow. Every wait therefore points
  * at a smaller index, and the block holding it is running now (it took the
@@ -101,12 +102,12 @@
  * make whatever the publisher wrote before visible to a reader of the
  * word, and cost for it: a release store is a fence first (MEMBAR in the
  * SASS), which waits for the publishing thread's earlier memory operations
- * to complete, its stores and, in lookbackEachTileAhead, the next tile's
- * loads still in flight; an acquire load is followed by an invalidation of
- * the SM's L1 (CCTL). day31-scan/gpu-dev.sh counts both in the SASS of
- * every configuration. Both orders are sm_70 PTX, so on every GPU of the
- * course from sm_75 on. state is reset between launches by a memset, which
- * the kernel boundary orders.
+ * to complete, its stores and, in a loop that loads ahead, the next
+ * tile's loads still in flight; an acquire load is followed by an
+ * invalidation of the SM's L1 (CCTL). day31-scan/gpu-dev.sh counts both in
+ * the SASS of the single-pass kernels. Both orders are sm_70 PTX, so on
+ * every GPU of the course from sm_75 on. state is reset between launches
+ * by a memset, which the kernel boundary orders.
  */
 #ifndef LOOKBACK_CUH
 #define LOOKBACK_CUH
@@ -198,15 +199,10 @@ struct LookbackPolicy {
 };
 #define LOOKBACK_BACKOFF_CAP 8u
 
-/* The policies the course's configuration tables name. LookbackAcqRel32
- * is the first form (lookbackTile); backoff starts at 128 ns (up to 1 us). */
-typedef LookbackPolicy<1, false, 0> LookbackAcqRel32;
-typedef LookbackPolicy<4, false, 0> LookbackAcqRel128;
+/* The production policy: a window of 32 tiles, relaxed atomics, no
+ * backoff. The others the course measured are in dev/lookback_variants.cuh. */
 typedef LookbackPolicy<1, true, 0> LookbackRelaxed32;
-typedef LookbackPolicy<2, true, 0> LookbackRelaxed64;
-typedef LookbackPolicy<4, true, 0> LookbackRelaxed128;
-typedef LookbackPolicy<1, true, 128> LookbackRelaxed32Backoff;
-typedef LookbackPolicy<4, true, 128> LookbackRelaxed128Backoff;
+
 
 /* Debug knob of the checks (stallNs > 0; 0 in every timed run). About one
  * tile in eight sleeps stallNs before publishing its aggregate, so
@@ -258,22 +254,9 @@ __device__ inline T lookbackShflXor(T v, int lanes)
     return v;
 }
 
-/* Every thread of the block calls it; returns, in all of them, the next
- * tile index in the order blocks ask for one. slot is a __shared__
- * unsigned of the caller. One barrier: thread 0 writes slot before it and
- * everyone reads it after. The caller's next barrier must come before the
- * next call, so no thread still reads slot when thread 0 rewrites it. */
-__device__ inline unsigned lookbackNextTile(unsigned long long *state,
-                                            unsigned *slot)
-{
-    if (threadIdx.x == 0) *slot = (unsigned)atomicAdd(state, 1ull);
-    __syncthreads();
-    return *slot;
-}
-
 /* The next tile index, taken by one thread alone (no barrier): that thread
  * may hold it in a register while the block works, so the atomic's round
- * trip overlaps the work, and hand it over later (lookbackEachTileAhead). */
+ * trip overlaps the work, and hand it over later (lookbackPipelined). */
 __device__ inline unsigned lookbackTakeTile(unsigned long long *state)
 {
     return (unsigned)atomicAdd(state, 1ull);
@@ -409,118 +392,11 @@ lookbackTileWith(unsigned long long *state, unsigned tile,
     return lookbackWalk<Ops, Policy>(state, tile, aggregate, stallNs);
 }
 
-/* The first form of the look-back, kept for callers written against it:
- * a window of 32, no backoff, acquire-release unless RELAXED. */
-template <class Ops, bool RELAXED = false>
-__device__ LookbackResult<typename Ops::value_type>
-lookbackTile(unsigned long long *state, unsigned tile,
-             typename Ops::value_type aggregate, unsigned stallNs)
-{
-    return lookbackTileWith<Ops, LookbackPolicy<1, RELAXED, 0> >(
-        state, tile, aggregate, stallNs);
-}
-
-/* ------------------------------------------------------------------------
- * The tile loops. A single-pass kernel is a loop over the tiles its block
- * takes; Body is what it does with one of them:
- *     body(tile, base, vec, x)
- * called by every thread of the block with the tile's index, its first
- * element, whether it may use 16-byte vectors (aligned, from the caller,
- * and StripedTile::vectorOk), and x, the thread's vectors of the tile
- * already loaded (StripedTile::load; slots at or past n hold pad). body may
- * change x. It must contain a __syncthreads() (StripedTile::scanUp has
- * one), and may reuse its shared memory from one call to the next without
- * another: both loops put a barrier between two calls.
- * ---------------------------------------------------------------------- */
-
-/* One tile at a time: take an index, load the tile, run body. While a
- * block's warp 0 walks back, the block has no loads of its own in flight. */
-template <class Tile, class Body>
-__device__ void lookbackEachTile(unsigned long long *state, unsigned *slot,
-                                 const int *in, size_t n, bool aligned,
-                                 int pad, Body &body)
-{
-    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
-    for (;;) {
-        const unsigned tile = lookbackNextTile(state, slot);
-        if (tile >= tiles) return;   /* the same in every thread */
-        const size_t base = (size_t)tile * Tile::SIZE;
-        const bool vec = aligned && Tile::vectorOk(in, base, n);
-        int4 x[Tile::VECS];
-        Tile::load(in, base, n, vec, x, pad);
-        body(tile, base, vec, x);
-    }
-}
-
-/* One step of lookbackEachTileAhead: body on tile (its vectors in cur)
- * while next's loads, issued first, are in flight into nxt, and thread 0's
- * atomic takes the index after next. Returns that index (to every thread;
- * meaningless when next >= tiles). The barrier at the end makes the
- * index visible and separates this body from the next. */
-template <class Tile, class Body>
-__device__ __forceinline__ unsigned
-lookbackAheadStep(unsigned long long *state, unsigned *slot, const int *in,
-                  size_t n, size_t tiles, bool aligned, int pad,
-                  unsigned tile, unsigned next, int4 (&cur)[Tile::VECS],
-                  int4 (&nxt)[Tile::VECS], Body &body)
-{
-    unsigned ticket = 0;
-    if (next < tiles) {
-        const size_t at = (size_t)next * Tile::SIZE;
-        Tile::load(in, at, n, aligned && Tile::vectorOk(in, at, n), nxt, pad);
-        if (threadIdx.x == 0) ticket = lookbackTakeTile(state);
-    }
-    const size_t base = (size_t)tile * Tile::SIZE;
-    body(tile, base, aligned && Tile::vectorOk(in, base, n), cur);
-    if (threadIdx.x == 0) *slot = ticket;
-    __syncthreads();
-    return *slot;
-}
-
-/* The same loop with the next tile's loads in flight while body works on
- * the current one (its look-back above all), so the block keeps memory
- * busy while its warp 0 walks back. Costs a second set of x's registers.
- * A block holds up to three indices at once (the tile in body, the one
- * loading, the one taken); each tile's aggregate still waits only for the
- * block's previous tile, of a smaller index (DEADLOCK at the top). The
- * loop is unrolled twice so the two register sets swap roles without a
- * copy. Measured on an H200, every configuration with this loop was
- * slower than the plain loop, with a wide spread between runs
- * (day31-scan/evidence-h200.txt): the indices a block holds but has not
- * reached make the tiles after them wait for their aggregates. It is
- * kept for the comparison; no production row uses it. */
-template <class Tile, class Body>
-__device__ void lookbackEachTileAhead(unsigned long long *state,
-                                      unsigned *slot, const int *in, size_t n,
-                                      bool aligned, int pad, Body &body)
-{
-    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
-    unsigned tile = lookbackNextTile(state, slot);
-    if (tile >= tiles) return;
-    int4 a[Tile::VECS], b[Tile::VECS];
-    {
-        const size_t base = (size_t)tile * Tile::SIZE;
-        Tile::load(in, base, n, aligned && Tile::vectorOk(in, base, n), a,
-                   pad);
-    }
-    __syncthreads();   /* every thread has read slot before it changes */
-    unsigned next = lookbackNextTile(state, slot);
-    for (;;) {
-        const unsigned after = lookbackAheadStep<Tile>(
-            state, slot, in, n, tiles, aligned, pad, tile, next, a, b, body);
-        if (next >= tiles) return;
-        const unsigned afterNext = lookbackAheadStep<Tile>(
-            state, slot, in, n, tiles, aligned, pad, next, after, b, a, body);
-        if (after >= tiles) return;
-        tile = after;
-        next = afterNext;
-    }
-}
-
 /* ------------------------------------------------------------------------
  * The pipelined loop: a tile's walk overlaps the next tile's loads.
  *
- * In both loops above the whole block waits while its warp 0 walks back,
+ * In the plain tile loops (dev/lookback_variants.cuh: one tile at a time,
+ * or loading ahead) the whole block waits while its warp 0 walks back,
  * and a block's tile takes its index, its loads, its walk and its stores
  * one after the other. Measured with clock64() stamps on an H200 (the
  * lesson's table), the walk was over half of a tile's time: the window's
@@ -552,9 +428,9 @@ __device__ void lookbackEachTileAhead(unsigned long long *state,
  * __syncthreads(): both order the slots' writes before their reads, but
  * compute-sanitizer's racecheck, given __syncthreads() beside a named
  * barrier of some warps, reports the slots as hazards
- * (racecheck_named.cu), and a check that always reports something checks
- * nothing. With the cuda::barrier it reports none, and it still reports a
- * real race on a slot (that program's racy form). Every wait is
+ * (dev/racecheck_named.cu), and a check that always reports something
+ * checks nothing. With the cuda::barrier it reports none, and it still
+ * reports a real race on a slot (that program's racy form). Every wait is
  * on a smaller tile index than the waiting step's own, as in DEADLOCK at
  * the top: the aggregate of a block's tile k waits for the walks of its
  * tiles before k (smaller), a walk for the aggregates of the tiles before
@@ -594,7 +470,7 @@ template <typename T> struct PipeSlots {
  * barrier of the whole block is a cuda::barrier in both. Same order in
  * every form; __syncthreads() for the round, with the named barrier, is
  * the same order too, but racecheck reports the hand-over slots then
- * (racecheck_named.cu). */
+ * (dev/racecheck_named.cu). */
 enum { PIPE_NAMED, PIPE_MBARRIER };
 
 template <class Tile, class Ops, class Policy, int SYNC, class Reduce,
@@ -685,5 +561,10 @@ __device__ void lookbackPipelined(unsigned long long *state,
         }
     }
 }
+
+/* Until every day's variants include dev/lookback_variants.cuh themselves,
+ * it comes with this header (templates only: nothing is compiled that no
+ * kernel uses). Remove this include then. */
+#include "dev/lookback_variants.cuh"
 
 #endif

@@ -24,7 +24,8 @@
  *
  * THE CSV SCHEMA, the one harness/plot.py reads: one header line
  * (HX_BENCH_CSV_HEADER), then one line per timed row per measurement:
- *   lab,row,n,keep,median_ms,min_ms,max_ms,copy_ms,floor_ms,x_copy,x_floor,gpu,l2_bytes
+ *   lab,row,n,keep,median_ms,min_ms,max_ms,copy_ms,floor_ms,x_copy,
+ *   x_floor,gpu,l2_bytes   (one line)
  * lab the lab's name (day31-scan, ...); row the table's name, in double
  * quotes (names hold commas); keep empty for a row without a survival
  * fraction and for the yardsticks; copy_ms the copy yardstick's median in
@@ -122,12 +123,20 @@ struct hx_bench {
     const int *in;
     hx_guarded *out;
     hx_mismatch *scratch;   /* device, for hx_gpu_compare */
+    /* The standard buffers, while hx_bench_alloc holds them (else NULL):
+     * the input, the reference a row's want points at, the output every
+     * row writes, a device int for a total; total_want is the value a row
+     * whose total_want points here must leave (hx_bench_load). */
+    int *input, *want, *total;
+    hx_guarded output;
+    long long total_want;
     /* The last measurement: rows timed, yardsticks first. */
     int rows;
     hx_row row[HX_BENCH_MAX_ROWS];
     hx_timing t[HX_BENCH_MAX_ROWS];
     /* Host seconds spent checking and timing, over the bench's life. */
     double check_s, time_s;
+    int sweep_lines;        /* hx_bench_sweep_line's, so far */
 };
 
 /* Opens the bench for a lab (lab: the CSV's lab column; dev and o must
@@ -140,6 +149,20 @@ void hx_bench_close(hx_bench *b);
  * yardsticks' source in[0..n) (device) and the default output out (whose
  * n must be n). Call again when the size or the buffers change. */
 void hx_bench_bind(hx_bench *b, const int *in, hx_guarded *out, size_t n);
+
+/* The standard buffers at n (most labs need no others): b->input and
+ * b->want (n ints each), b->output (guarded), b->total (one int), all
+ * device memory, and binds them (hx_bench_bind(b, b->input, &b->output,
+ * n)). hx_bench_free releases them. hx_bench_alloc_bytes: the device
+ * bytes they take. */
+void hx_bench_alloc(hx_bench *b, size_t n);
+void hx_bench_free(hx_bench *b);
+size_t hx_bench_alloc_bytes(size_t n);
+
+/* Uploads in[0..n) to b->input and want[0..n) to b->want (want may be
+ * NULL: none), and sets b->total_want = total. */
+void hx_bench_load(hx_bench *b, const int *in, const int *want,
+                   long long total);
 
 /* Checks one row (see the top): 0 when it passes, 1 after printing
  * "<context> <name>: FAIL ..." lines. context may be "". */
@@ -174,9 +197,10 @@ double hx_bench_floor_ms(const hx_bench *b, int j);
 double hx_bench_x_copy(const hx_bench *b, int j);
 double hx_bench_x_floor(const hx_bench *b, int j);
 
-/* Prints the last measurement as a table: title, each row (its note
- * first), then notes[] (NULL-terminated; NULL: none) and the frame's end.
- * Nothing is printed when the last measurement timed no row. */
+/* Prints the last measurement as a table titled "<title> of n = N ints,
+ * R runs interleaved after W warm-ups": each row (its note first), then
+ * notes[] (NULL-terminated; NULL: none) and the frame's end. Nothing is
+ * printed when the last measurement timed no row. */
 void hx_bench_table(const hx_bench *b, const char *title,
                     const char *const notes[]);
 
@@ -195,7 +219,17 @@ void hx_bench_csv_rows(const hx_bench *b, FILE *csv, double keep);
 int hx_bench_csv_line(const hx_bench *b, int j, double keep, char *buf,
                       size_t len);
 
-/* ---- Sizes --------------------------------------------------------------- */
+/* One size of a sweep: appends the last measurement's lines to csv (keep
+ * as hx_bench_csv_rows) and prints one line, "2^K" (or n) and each row's
+ * x floor, under a header of the rows' names printed before the first
+ * such line of the bench's life. */
+void hx_bench_sweep_line(hx_bench *b, FILE *csv, double keep);
+
+/* "wall time S s (checks C s, timed runs T s)", since start
+ * (hx_now_seconds) and over the bench's life. */
+void hx_bench_wall(const hx_bench *b, double start);
+
+/* ---- Sizes ------------------------------------------------------------ */
 
 /* The device bytes a lab needs at n elements (its buffers, plans and
  * scratch), for the sweep's largest size. */
@@ -207,6 +241,21 @@ typedef size_t (*hx_bytes_for)(size_t n, void *ctx);
  * spare. Returns that largest n; 0 when not even 2^10 fits. */
 size_t hx_bench_sweep_max(const hx_device *dev, hx_bytes_for device_bytes,
                           void *ctx, size_t host_bytes_per_element);
+
+/* The size of a timing run: --n when given, else hx_default_n(dev,
+ * bytes_per_element). Prints "n = N ints, X MiB per buffer: <why>", and a
+ * warning when a buffer fits in the L2 (hx_warn_if_cached). Returns
+ * (size_t)-1 after one line on stderr when device_bytes(n, ctx) does not
+ * fit the device (the lab then exits HX_EXIT_NOMEM). */
+size_t hx_bench_timing_n(const hx_bench *b, size_t bytes_per_element,
+                         hx_bytes_for device_bytes, void *ctx);
+
+/* Whether a check at n fits: device_bytes on the device (hx_fits) and
+ * host_bytes in the host's available memory with 256 MiB to spare. When
+ * not, prints "  n=N: skipped: needs X MiB of device (host) memory, Y MiB
+ * free" and returns 0; else 1. */
+int hx_bench_fits(const hx_bench *b, size_t n, size_t device_bytes,
+                  size_t host_bytes);
 
 /* A size above 2^30 for the self-check, odd and off every power of two. */
 #define HX_HUGE_N (((size_t)1 << 30) + 12345)
