@@ -69,23 +69,27 @@ static struct {
     size_t cubBytes;
 } P;   /* every row's context; shift + 1: the input, misaligned */
 
-static int **hostBufs[] = {&P.hin, &P.href, &P.hgot};
+static int **hostBufs[] = {&P.hin, &P.href, &P.hgot};   /* n + 4 ints */
 static int **deviceBufs[] = {&P.in,      &P.shift,    &P.ref,
                              &P.negRank, &P.zeroRank, &P.zeroOut};
 static void runCub(void *);
 
+/* Device bytes at n: 7 buffers of n ints, CUB's scratch, the plan's. */
+static size_t problemBytes(size_t n, void *)
+{
+    P.n = n, P.cub = NULL;
+    runCub(NULL);   /* sets P.cubBytes */
+    return 7 * (n + 4) * sizeof(int) + P.cubBytes + scanPlanBytes(n) + 65536;
+}
+
 /* Allocates P for n; 0 after a line saying so when it does not fit. */
-static int problemCreate(const hx_device *dev, size_t n)
+static int problemCreate(const hx_bench *bench, size_t n)
 {
     const size_t b = (n + 4) * sizeof(int), tiles = split3Tiles<Split3>(n);
     memset(&P, 0, sizeof P);
-    P.dev = dev, P.n = n;
-    runCub(NULL);
-    const size_t bytes = 7 * b + P.cubBytes + scanPlanBytes(n) + (1u << 16);
-    if (!hx_fits(dev, bytes) || hx_host_available() < 3 * b + (256u << 20))
-        return printf("  n=%zu: skipped: needs %.0f MiB (device), %.0f (host)"
-                      "\n", n, bytes / 1048576.0, 3 * b / 1048576.0), 0;
-    P.grid = hx_resident_blocks(dev, (const void *)Split3::place,
+    P.dev = bench->dev;
+    if (!hx_bench_fits(bench, n, problemBytes(n, NULL), 3 * b)) return 0;
+    P.grid = hx_resident_blocks(P.dev, (const void *)Split3::place,
                                 Split3::THREADS, 0);
     if (tiles < P.grid) P.grid = tiles ? (unsigned)tiles : 1u;
     for (int **h : hostBufs) *h = (int *)hx_host_alloc(b);
@@ -173,8 +177,7 @@ static void runCount(void *)
     HX_CHECK_LAUNCH("countSplitRanges");
 }
 
-/* how: NULL, SMALL (SMALL_GRID blocks) or SHIFTED (the misaligned in). */
-static char SMALL, SHIFTED;
+static char SMALL, SHIFTED;   /* how: SMALL_GRID blocks, the shifted in */
 static void runOnePass(void *how)
 {
     HX_CHECK(split3Run<Split3>(how == &SHIFTED ? P.shift + 1 : P.in,
@@ -190,8 +193,7 @@ static int checkSplit(const hx_bench *, const hx_row *, const char *what)
     hx_guarded_fetch(&P.out, P.hgot, &g);
     if (hx_check_split3(P.hin, P.hgot, P.n, &g, &rep) == HX_SPLIT_PASS)
         return 0;
-    hx_split_print(what, &rep, stdout);
-    return 1;
+    return hx_split_print(what, &rep, stdout), 1;
 }
 
 /* CUB's two counts; its negatives and zeros exactly; its positives for
@@ -201,7 +203,7 @@ static int checkCub(const hx_bench *, const hx_row *, const char *what)
     int c[2];
     hx_cmp cmp;
     hx_same same;
-    const size_t a = P.a, ab = P.ab;   /* where CUB's zeros belong */
+    const size_t a = P.a, ab = P.ab;
     HX_CHECK(cudaMemcpy(c, P.totals, sizeof c, cudaMemcpyDeviceToHost));
     if ((size_t)c[0] != a || (size_t)c[1] != ab - a)
         return printf("%s: FAIL at n=%zu: counts %d and %d, want %zu and "
@@ -259,22 +261,22 @@ static int declareRows(hx_row *r, int extra, int huge)
 
 /* Every row on every mix at the bench's sizes (above HUGE_FROM:
  * onePassSplit alone, on the thirds mix). Planted errors: dev-check. */
-static int selfCheck(hx_bench *b, const hx_device *dev, const hx_opts *o)
+static int selfCheck(hx_bench *b)
 {
+    const hx_opts *o = b->opts;
     const size_t extra[] = {2, 255, 256, 257, 65537, 600 * 4096 + 3};
     const hx_size_plan plan = {
-        Split3::TILE, hx_resident_blocks(dev, (const void *)Split3::place,
+        Split3::TILE, hx_resident_blocks(b->dev, (const void *)Split3::place,
                                          Split3::THREADS, 0),
         SCAN_TILE, o->seed, extra, sizeof extra / sizeof extra[0]};
     size_t sizes[64], count = hx_check_sizes(&plan, sizes, 64);
     count = o->n_set ? (sizes[0] = o->n, 1) : count < 64 ? count : 64;
     printf("self-check, seed %llu: onePassSplit (%s) and every row, every "
-           "mix, against hx_split3\n", (unsigned long long)o->seed,
-           SPLIT3_NAME);
+           "mix\n", (unsigned long long)o->seed, SPLIT3_NAME);
     hx_check_sizes_print(sizes, count, &plan, stdout);
     for (size_t s = 0; s < count; ++s) {
         const size_t n = sizes[s];
-        if (!problemCreate(dev, n)) continue;
+        if (!problemCreate(b, n)) continue;
         for (int m = 0; m < HX_MIX_COUNT; ++m) {
             if (n > HUGE_FROM && m != HX_MIX_THIRDS) continue;
             const uint64_t seed = o->seed + 16 * s + (uint64_t)m;
@@ -297,24 +299,22 @@ static int selfCheck(hx_bench *b, const hx_device *dev, const hx_opts *o)
 
 /* ---- The timing ---------------------------------------------------------- */
 
-static int timeRows(hx_bench *b, const hx_device *dev, const hx_opts *o)
+static int timeRows(hx_bench *b)
 {
-    char why[256] = "set by --n", title[200];
-    const size_t n = o->n_set ? o->n   /* 7 buffers, CUB's, a byte more */
-                              : hx_default_n(dev, 8 * sizeof(int) + 1, why,
-                                             sizeof why);
-    if (!problemCreate(dev, n)) return HX_EXIT_NOMEM;
-    problemLoad(b, HX_MIX_THIRDS, o->seed);
-    printf("n = %zu ints, %.1f MiB per buffer: %s\ninput: mix thirds, seed "
-           "%llu: A = %zu negatives, B = %zu zeros; onePassSplit: %zu tiles "
-           "of %d on %u blocks (%s)\n", n, n * 4.0 / 1048576, why,
-           (unsigned long long)o->seed, P.a, P.ab - P.a,
+    char title[200];
+    /* The default n from 8 ints a slot and a byte: P's buffers and more. */
+    const size_t n = hx_bench_timing_n(b, 33, problemBytes, NULL);
+    if (n == (size_t)-1 || !problemCreate(b, n)) return HX_EXIT_NOMEM;
+    problemLoad(b, HX_MIX_THIRDS, b->opts->seed);
+    printf("input: mix thirds, seed %llu: A = %zu negatives, B = %zu zeros; "
+           "onePassSplit: %zu tiles of %d on %u blocks (%s)\n",
+           (unsigned long long)b->opts->seed, P.a, P.ab - P.a,
            split3Tiles<Split3>(n), Split3::TILE, P.grid, SPLIT3_NAME);
-    hx_warn_if_cached(dev, n * sizeof(int), stdout);
     hx_row rows[HX_BENCH_MAX_ROWS];
     const int rc = hx_bench_measure(b, rows, declareRows(rows, 0, 0), 0);
     snprintf(title, sizeof title, "three-way split of n = %zu ints, %d runs "
-             "interleaved after %d warm-ups", n, o->runs, o->warmup);
+             "interleaved after %d warm-ups", n, b->opts->runs,
+             b->opts->warmup);
     const char *const notes[] = {
         "x floor: over the row's own bytes at the memcpy's bandwidth: 2n "
         "ints for a copy and CUB, n for a counting pass, 3n for the one pass "
@@ -342,9 +342,9 @@ int main(int argc, char **argv)
     if ((rc = hx_device_open(&dev, PROG)) != HX_EXIT_OK) return rc;
     hx_device_print(&dev, stdout);
     hx_bench_open(&b, &dev, &o, "day33-exercise-threeway");
-    rc = o.check ? selfCheck(&b, &dev, &o) : timeRows(&b, &dev, &o);
+    rc = o.check ? selfCheck(&b) : timeRows(&b);
+    hx_bench_wall(&b, t0);
     hx_bench_close(&b);
-    printf("wall time %.2f s\n", hx_now_seconds() - t0);
     return rc;
 }
 #endif

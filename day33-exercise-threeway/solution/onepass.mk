@@ -28,7 +28,8 @@ $(ONEPASS_DIR)/onepass.o: $(ONEPASS_DEPS)
 	$(NVCC) $(NVCC_ALL) -c $< -o $@
 
 $(ONEPASS_DIR)/split3_variants.o: solution/dev/split3_variants.cu \
-                                  $(ONEPASS_DEPS) $(SCAN_DIR)/lookback.cuh
+                                  $(ONEPASS_DEPS) $(SCAN_DIR)/lookback.cuh \
+                                  $(SCAN_DIR)/dev/lookback_variants.cuh
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ALL) -c $< -o $@
 

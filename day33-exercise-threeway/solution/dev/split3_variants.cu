@@ -28,7 +28,8 @@ static int variantRows(struct hx_row *r, int extra, int huge);
 #define ONEPASS_MORE_ROWS variantRows   /* after onepass.cu's own rows */
 #define ONEPASS_NO_MAIN
 #include "../onepass.cu"
-#include "../../../day31-scan/lookback.cuh"
+/* The look-back (lookback.cuh) and its tile loops. */
+#include "../../../day31-scan/dev/lookback_variants.cuh"
 
 /* ---- The look-back scheme ----------------------------------------------- */
 
@@ -281,11 +282,11 @@ static int variantRows(hx_row *r, int extra, int huge)
 
 /* The checks can fail: errors planted in onePassSplit's output, at a size
  * with the three-way report and at one with the device compare. */
-static int checkTheChecks(hx_bench *b, const hx_device *dev)
+static int checkTheChecks(hx_bench *b)
 {
     for (size_t n : {(size_t)65537, FULL_REPORT_MAX + 3}) {
         hx_row row;
-        if (!problemCreate(dev, n)) continue;
+        if (!problemCreate(b, n)) continue;
         problemLoad(b, HX_MIX_THIRDS, b->opts->seed);
         declareRows(&row, 0, 1);
         const int rc = hx_bench_check_the_check(b, &row);
@@ -314,8 +315,8 @@ int main(int argc, char **argv)
             v.threads, 0);
     HX_CHECK(cudaMalloc(&mem, memWords() * sizeof *mem));
     hx_bench_open(&b, &dev, &o, "day33-exercise-threeway/dev");
-    rc = o.check ? selfCheck(&b, &dev, &o) : timeRows(&b, &dev, &o);
-    if (o.check && rc == HX_EXIT_OK && !o.n_set) rc = checkTheChecks(&b, &dev);
+    rc = o.check ? selfCheck(&b) : timeRows(&b);
+    if (o.check && rc == HX_EXIT_OK && !o.n_set) rc = checkTheChecks(&b);
     hx_bench_close(&b);
     HX_CHECK(cudaFree(mem));
     printf("%s\n", rc == HX_EXIT_OK ? "split3-variants: pass" : "FAIL");
