@@ -16,7 +16,6 @@
 #include <cstring>
 
 #include <cub/device/device_partition.cuh>
-#include <thrust/functional.h>
 #include <thrust/iterator/reverse_iterator.h>
 
 #include "hx_bench.h"
@@ -26,7 +25,6 @@
 #include "../../day31-scan/tile_scan.h"
 #include "singlepass_split3.cuh"
 
-using thrust::placeholders::_1;   /* _1 < 0: the predicate v < 0 */
 #define PROG "threeway-onepass"
 static const unsigned TPB = 256;  /* threads per grid-stride block */
 #define SMALL_GRID 3u   /* far fewer blocks than tiles (a row says 3) */
@@ -41,8 +39,10 @@ __global__ void scatterThreeWay(
     const int *__restrict__ zeroRank, int *__restrict__ out, size_t n,
     const int *__restrict__ totalNeg, const int *__restrict__ totalZero);
 
-/* flags[i] = pred(in[i]): the driver's markNegative (_1 < 0) and markZero
- * (_1 == 0), one template here (driver.cu links no solution code). */
+struct IsNegative { __device__ bool operator()(int v) const { return v < 0; } };
+struct IsZero { __device__ bool operator()(int v) const { return v == 0; } };
+/* flags[i] = pred(in[i]): the driver's markNegative (IsNegative) and
+ * markZero (IsZero), one template here (driver.cu links no solution code). */
 template <class Pred>
 __global__ void mark(const int *__restrict__ in, int *__restrict__ flags,
                      size_t n, Pred pred)
@@ -144,10 +144,10 @@ static void problemLoad(hx_bench *b, hx_mix mix, uint64_t seed)
 static void runTwoScans(void *)
 {
     const unsigned grid = hx_grid_for(P.dev, P.n, TPB);
-    mark<<<grid, TPB>>>(P.in, P.negRank, P.n, _1 < 0);
+    mark<<<grid, TPB>>>(P.in, P.negRank, P.n, IsNegative());
     HX_CHECK_LAUNCH("markNegative");
     scanExclusive(&P.plan, P.negRank, P.totals + 0, 0);
-    mark<<<grid, TPB>>>(P.in, P.zeroRank, P.n, _1 == 0);
+    mark<<<grid, TPB>>>(P.in, P.zeroRank, P.n, IsZero());
     HX_CHECK_LAUNCH("markZero");
     scanExclusive(&P.plan, P.zeroRank, P.totals + 1, 0);
     scatterThreeWay<<<grid, TPB>>>(P.in, P.negRank, P.zeroRank, P.out.data,
@@ -162,7 +162,7 @@ static void runCub(void *)
     thrust::reverse_iterator<int *> rev(P.out.data + P.n);
     HX_CHECK(cub::DevicePartition::If(P.cub, P.cubBytes, P.in, P.out.data,
                                       P.zeroOut, rev, P.totals, (int)P.n,
-                                      _1 < 0, _1 == 0, 0));
+                                      IsNegative(), IsZero(), 0));
 }
 
 static void poisonZeroOut(void *)   /* before CUB's checked run */
