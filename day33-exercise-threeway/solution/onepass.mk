@@ -9,8 +9,9 @@
 #   make onepass           build it and run its self-check
 #   make dev               also build build/onepass/split3-variants (the
 #                          configurations that lost, the look-back scheme)
-#   make dev-check         build it and run its --check (without a GPU: a
-#                          line saying it was skipped, exit 0)
+#   make dev-check         build it and run its --check, a step of
+#                          ../harness/dev-check.sh (without a GPU: a line
+#                          saying it was skipped, exit 0)
 # This file defines no default goal: the Makefile's first target stays it.
 ONEPASS_SAVED_GOAL := $(.DEFAULT_GOAL)
 
@@ -63,11 +64,7 @@ dev-check: onepass-dev-check
 onepass-dev: $(ONEPASS) $(SPLIT3_VARIANTS)
 
 onepass-dev-check: onepass-dev
-	@./$(SPLIT3_VARIANTS) --check; rc=$$?; \
-	if [ $$rc -eq 3 ]; then \
-	    echo "$(SPLIT3_VARIANTS) --check: skipped (no usable GPU)"; \
-	    exit 0; \
-	fi; \
-	exit $$rc
+	@bash ../harness/dev-check.sh day33-exercise-threeway \
+	    "$(SPLIT3_VARIANTS) --check"
 
 .DEFAULT_GOAL := $(ONEPASS_SAVED_GOAL)
