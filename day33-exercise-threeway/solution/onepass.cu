@@ -184,6 +184,7 @@ static void runOnePass(void *how)
                                P.out.data, P.n, COUNTS,
                                how == &SMALL ? SMALL_GRID : P.grid, 0));
 }
+
 /* The three-way report (boundaries, order, unwritten, guards, each
  * named): what the device compare cannot say, for n <= FULL_REPORT_MAX. */
 static int checkSplit(const hx_bench *, const hx_row *, const char *what)
@@ -234,11 +235,10 @@ static int declareRows(hx_row *r, int extra, int huge)
                         .want = want, .check = split,
                         .floor_bytes = 16 * ints,
                         .launches = 2 + 2 * scanLaunches(&P.plan) + 1};
-        /* An init kernel and one pass (dispatch_three_way_partition.cuh) */
         r[k++] = hx_row{.name = "cub::DevicePartition::If three-way",
                         .run = runCub, .prepare = poisonZeroOut,
                         .check = checkCub, .floor_bytes = 2 * ints,
-                        .launches = 2,
+                        .launches = 2,   /* an init kernel, one pass */
                         .note = "CUB: zeros apart, positives in another "
                                 "order (checked for the same values)"};
     }
