@@ -74,12 +74,12 @@ static int **deviceBufs[] = {&P.in,      &P.shift,    &P.ref,
                              &P.negRank, &P.zeroRank, &P.zeroOut};
 static void runCub(void *);
 
-/* Device bytes at n: 7 buffers of n ints, CUB's scratch, the plan's. */
+/* Device bytes at n: 7 buffers of n ints, CUB's and the plan's, a MiB more. */
 static size_t problemBytes(size_t n, void *)
 {
     P.n = n, P.cub = NULL;
     runCub(NULL);   /* sets P.cubBytes */
-    return 7 * (n + 4) * sizeof(int) + P.cubBytes + scanPlanBytes(n) + 65536;
+    return 7 * (n + 4) * sizeof(int) + P.cubBytes + scanPlanBytes(n) + (1 << 20);
 }
 
 /* Allocates P for n; 0 after a line saying so when it does not fit. */
