@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # gpu-dev.sh: day 31 checked and measured in one GPU session, before the
 # evidence capture (harness/evidence.sh). Run from anywhere:
-#   bash day31-scan/gpu-dev.sh     logs in $OUT, else ./gpu-dev-logs
+#   bash day31-scan/gpu-dev.sh [STEP...]    logs in $OUT, else ./gpu-dev-logs
+# With STEPs, only those run (a later call finds the build of an earlier
+# one): e.g. "build kernels sass check broken-build broken table sweep
+# dev-check variants", then "memcheck racecheck synccheck initcheck", each
+# within ten minutes on an H200.
 # Writes gpu-dev.log (every step's whole output, in order) and summary.txt
 # (a line per step: its exit code, the one it should have, its time, then
 # the log's last lines; also printed), through harness/dev-steps.sh. Each
@@ -9,10 +13,11 @@
 #   build        make ARCH=90 of scan and dev/ (make dev); in the
 #                background meanwhile, scan built with -DLOOKBACK_BROKEN
 #                (an aggregate taken for a prefix), into day31-scan/build
-#   kernels      the kernels in scan's sm_90 cubin (cuobjdump --list-elf,
-#                one ELF per translation unit, and each one's functions):
-#                only the default rows' kernels, where cuobjdump is
-#                installed
+#   kernels      the ELFs of scan (cuobjdump --list-elf: one per
+#                translation unit and architecture), and the kernels of its
+#                sm_90 ones, counted and named: the default rows' kernels,
+#                the __restrict__ example's two and the harness's compare,
+#                where cuobjdump is installed
 #   sass         per single-pass kernel (scan and dev/scan-variants):
 #                16-byte loads and stores (LDG.E.128 / STG.E.128), and the
 #                fences (MEMBAR) and L1 invalidations (CCTL) that
@@ -25,30 +30,35 @@
 #                configuration, stalled), dev/trace-tiles, dev/racecheck-named
 #   variants     dev/scan-variants --n 2^28: every configuration, memcpy,
 #                copy and CUB, interleaved
-#   memcheck, racecheck, synccheck, initcheck   compute-sanitizer over
-#                scan --check --n 620001 (101 production tiles: windows of
-#                32 that must move back under the stalls; the 3-block runs
-#                loop over tiles)
+#   memcheck, synccheck, initcheck   compute-sanitizer over scan --check
+#                --n 620001 (101 production tiles: windows of 32 that must
+#                move back under the stalls; the 3-block runs loop over
+#                tiles)
+#   racecheck    the same over scan --check --n 140001 (23 production
+#                tiles; racecheck is the slow one)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 . harness/dev-steps.sh
-steps_begin "${OUT:-gpu-dev-logs}" || exit 2
+steps_begin "${OUT:-gpu-dev-logs}" "$@" || exit 2
 out=$steps_out
 
 nvidia-smi --query-gpu=name,memory.total,compute_cap,driver_version \
     --format=csv,noheader 2>/dev/null | head -n 1 | tee -a "$out/summary.txt"
 mkdir -p day31-scan/build/broken
 broken=day31-scan/build/broken/scan
-nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Iharness \
-    -DLOOKBACK_BROKEN -c day31-scan/scan.cu -o "$broken.o" \
-    >"$broken.log" 2>&1 &
-brokenPid=$!
+brokenPid=
+if step_wanted broken-build || step_wanted broken; then
+    nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Iharness \
+        -DLOOKBACK_BROKEN -c day31-scan/scan.cu -o "$broken.o" \
+        >"$broken.log" 2>&1 &
+    brokenPid=$!
+fi
 step build 0 400 make -j ARCH=90 -C day31-scan all dev
 if command -v cuobjdump >/dev/null; then
     step kernels 0 60 bash -c "cuobjdump --list-elf day31-scan/scan; \
-        cuobjdump -sass day31-scan/scan | grep -c 'Function :' | \
-        sed 's/^/kernels in the sm_90 cubins: /'; \
-        cuobjdump -sass day31-scan/scan | grep 'Function :' | \
+        cuobjdump -arch sm_90 -sass day31-scan/scan | grep -c 'Function :' | \
+        sed 's/^/kernels in the sm_90 cubins of scan: /'; \
+        cuobjdump -arch sm_90 -sass day31-scan/scan | grep 'Function :' | \
         sed 's/.*Function : //' | cut -c1-100"
     step sass 0 60 bash -c "for f in day31-scan/scan day31-scan/dev/scan-variants; do
         cuobjdump -sass \$f | awk '
@@ -61,7 +71,7 @@ if command -v cuobjdump >/dev/null; then
     done"
 fi
 step check 0 300 ./day31-scan/scan --check
-wait "$brokenPid"
+[ -z "$brokenPid" ] || wait "$brokenPid"
 step broken-build 0 60 bash -c "cat $broken.log; nvcc -O3 \
     -std=c++17 -gencode arch=compute_90,code=sm_90 -o $broken $broken.o \
     day31-scan/build/scan_check.o day31-scan/build/tile_scan.o \
@@ -73,9 +83,10 @@ step dev-check 0 600 env OUT="$out" make -C day31-scan dev-check
 step variants 0 120 ./day31-scan/dev/scan-variants --n 2^28
 san="compute-sanitizer --error-exitcode 99"
 small="./day31-scan/scan --check --n 620001"
-step memcheck 0 300 $san --tool memcheck $small
-step racecheck 0 400 $san --tool racecheck $small
-step synccheck 0 300 $san --tool synccheck $small
-step initcheck 0 300 $san --tool initcheck $small
+step memcheck 0 200 $san --tool memcheck $small
+step racecheck 0 200 $san --tool racecheck ./day31-scan/scan --check \
+    --n 140001
+step synccheck 0 200 $san --tool synccheck $small
+step initcheck 0 200 $san --tool initcheck $small
 
 steps_end

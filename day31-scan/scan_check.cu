@@ -36,7 +36,6 @@ static const char *const inputName[INPUTS] = {
  * the largest total that fits. WRAPS: any int, so the sums wrap modulo
  * 2^32: only the single pass promises that (the course scan and CUB are
  * held to totals that fit). */
-
 static void fillInput(Input k, int *a, size_t n, uint64_t seed)
 {
     if (k == RANDOM) hx_fill_uniform(a, n, 0, randomHigh(n), seed);

@@ -321,7 +321,10 @@ void hx_bench_table(const hx_bench *b, const char *title,
                     const char *const notes[])
 {
     char full[512];
+    const double bytes = 2.0 * (double)b->n * sizeof(int);
     if (b->rows == 0) return;
+    printf("every row checked against the host before timing (element for "
+           "element, totals exactly, guards scanned)\n");
     snprintf(full, sizeof full, "%s of n = %zu ints, %d runs interleaved "
              "after %d warm-ups", title, b->n, b->opts->runs,
              b->opts->warmup);
@@ -333,6 +336,10 @@ void hx_bench_table(const hx_bench *b, const char *title,
     }
     for (int i = 0; notes && notes[i]; ++i) hx_table_note(stdout, notes[i]);
     hx_table_end(stdout);
+    printf("%s moves %.1f MiB (reads n ints, writes n): %.1f GB/s; %s %.1f "
+           "GB/s\n", HX_BENCH_MEMCPY_NAME, bytes / (1024.0 * 1024.0),
+           hx_gbps(bytes, b->t[HX_ROW_MEMCPY].median_ms), HX_BENCH_COPY_NAME,
+           hx_gbps(bytes, b->t[HX_ROW_COPY].median_ms));
 }
 
 /* ---- The CSV ------------------------------------------------------------ */

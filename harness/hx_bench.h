@@ -27,7 +27,7 @@
  *   lab,row,n,keep,median_ms,min_ms,max_ms,copy_ms,floor_ms,x_copy,
  *   x_floor,gpu,l2_bytes   (one line)
  * lab the lab's name (day31-scan, ...); row the table's name, in double
- * quotes (names hold commas); keep empty for a row without a survival
+ * quotes (names hold commas; a name must not hold a double quote); keep empty for a row without a survival
  * fraction and for the yardsticks; copy_ms the copy yardstick's median in
  * the same measurement; floor_ms the row's floor; x_copy and x_floor the
  * median over each (0 where the divisor is 0); gpu the device's name with
@@ -197,10 +197,11 @@ double hx_bench_floor_ms(const hx_bench *b, int j);
 double hx_bench_x_copy(const hx_bench *b, int j);
 double hx_bench_x_floor(const hx_bench *b, int j);
 
-/* Prints the last measurement as a table titled "<title> of n = N ints,
- * R runs interleaved after W warm-ups": each row (its note first), then
- * notes[] (NULL-terminated; NULL: none) and the frame's end. Nothing is
- * printed when the last measurement timed no row. */
+/* Prints the last measurement: a line saying every row was checked, the
+ * table titled "<title> of n = N ints, R runs interleaved after W
+ * warm-ups" (each row, its note first, then notes[], NULL-terminated or
+ * NULL), and a line with the memcpy's and the copy's bandwidth. Nothing
+ * is printed when the last measurement timed no row. */
 void hx_bench_table(const hx_bench *b, const char *title,
                     const char *const notes[]);
 

@@ -4,8 +4,10 @@
 #include "hx_check.h"
 
 /* out[i] = in[i]: the copy yardstick. Distinct buffers (the contract), so
- * __restrict__ is true here. */
-__global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
+ * __restrict__ is true here. Static, like compareInts: the harness's
+ * kernels are reached through the functions below only, and their names
+ * stay free in every program that links the harness. */
+static __global__ void copyInts(const int *__restrict__ in, int *__restrict__ out,
                          size_t n)
 {
     const size_t stride = (size_t)blockDim.x * gridDim.x;
@@ -26,7 +28,7 @@ extern "C" void hx_gpu_copy(const hx_device *dev, const int *in, int *out,
 /* Counts the slots where got differs from want (+ plus), and the lowest
  * such index, into *m (reset by the caller). Each thread counts its own
  * slots, then adds them with one atomic of each kind. */
-__global__ void compareInts(const int *__restrict__ got,
+static __global__ void compareInts(const int *__restrict__ got,
                             const int *__restrict__ want,
                             const int *__restrict__ plus, size_t n,
                             hx_mismatch *m)

@@ -33,14 +33,15 @@
 
 static const char *const PROG = "scan-variants";
 
-/* singlePassScanPlain: the single pass on the plain tile loops (lookback_variants.cuh):
- * lookbackEachTile, one tile at a time, or (AHEAD) lookbackEachTileAhead,
- * which loads the next tile while this one is finished. For each tile the
- * block scans it (StripedTile::scanUp), warp 0 finds the tile's exclusive
- * prefix by the look-back (lookbackTileWith), and the block stores the
- * result with int4 stores. The contract is singlePassScan's
- * (../singlepass_scan.cuh). __launch_bounds__ MIN_BLOCKS > 1 caps the
- * registers for that many blocks per SM. */
+/* singlePassScanPlain: the single pass on the plain tile loops
+ * (lookback_variants.cuh): lookbackEachTile, one tile at a time, or
+ * (AHEAD) lookbackEachTileAhead, which loads the next tile while this one
+ * is finished. For each tile the block scans it (StripedTile::scanUp),
+ * warp 0 finds the tile's exclusive prefix by the look-back
+ * (lookbackTileWith), and the block stores the result with int4 stores.
+ * The contract is singlePassScan's (../singlepass_scan.cuh).
+ * __launch_bounds__ MIN_BLOCKS > 1 caps the registers for that many blocks
+ * per SM. */
 template <int BLOCK, int ITEMS, int MIN_BLOCKS, class Policy, bool AHEAD>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 singlePassScanPlain(const int *in, int *out, size_t n,
@@ -139,12 +140,13 @@ static const Config configs[] = {
 #define SMALLEST_TILE 4096    /* the most tiles any configuration makes */
 
 /* The lab: the bench's buffers, the look-back's state for the most tiles,
- * CUB's storage. */
+ * CUB's storage, the blocks of each configuration that run at once. */
 static hx_bench B;
 static struct {
     unsigned long long *state;
     void *cub;
     size_t cubBytes;
+    unsigned resident[CONFIGS];
 } L;
 
 /* One row: a configuration, how it runs. */
@@ -168,7 +170,7 @@ static void runConfig(void *ctx)
     }
     unsigned grid = r->grid;
     if (grid == 0) {
-        grid = hx_resident_blocks(B.dev, (const void *)c->kernel, c->block, 0);
+        grid = L.resident[r->config];
         grid = tiles < grid ? (unsigned)tiles : grid;
     }
     HX_CHECK(cudaMemsetAsync(L.state, 0, lookbackBytes(tiles), 0));
@@ -224,6 +226,9 @@ static void labOpen(size_t n, const int *in)
     HX_CHECK(cudaMalloc(&L.state, lookbackBytes(n / SMALLEST_TILE + 1)));
     L.cubBytes = cubBytes(n);
     HX_CHECK(cudaMalloc(&L.cub, L.cubBytes));
+    for (int c = 0; c < CONFIGS; ++c)
+        L.resident[c] = hx_resident_blocks(
+            B.dev, (const void *)configs[c].kernel, configs[c].block, 0);
 }
 
 static void labClose(void)
@@ -255,11 +260,13 @@ static int checkSize(size_t n, uint64_t seed)
         labOpen(n, in);
         char label[96];
         snprintf(label, sizeof label, "n=%zu %s (seed %llu):", n,
-                 wrap ? "any int" : "random", (unsigned long long)(seed + wrap));
+                 wrap ? "any int" : "random",
+                 (unsigned long long)(seed + wrap));
         for (int c = 0; c <= CONFIGS && rc == HX_EXIT_OK; ++c) {
             Run r = {c < CONFIGS ? c : AHEAD_CONFIG, c % 2, 0, 4000u, ""};
             if (c == CONFIGS) r.grid = 3, r.stallNs = 0;
-            snprintf(r.name, sizeof r.name, "%s %s, %s", configs[r.config].name,
+            snprintf(r.name, sizeof r.name, "%s %s, %s",
+                     configs[r.config].name,
                      r.inclusive ? "inclusive" : "exclusive",
                      r.grid ? "3 blocks" : "stalled look-back");
             const hx_row row = rowOf(&r);
@@ -281,8 +288,9 @@ static int selfCheck(const hx_opts *o)
      * reach past them). */
     const size_t extra[] = {600 * 4096 + 3};
     const hx_size_plan plan = {
-        SMALLEST_TILE, hx_resident_blocks(B.dev, (const void *)configs[1].kernel,
-                                          configs[1].block, 0),
+        SMALLEST_TILE,
+        hx_resident_blocks(B.dev, (const void *)configs[1].kernel,
+                           configs[1].block, 0),
         0, o->seed, extra, 1};
     size_t sizes[64], count = o->n_set ? 1 : hx_check_sizes(&plan, sizes, 64);
     if (o->n_set) sizes[0] = o->n;
