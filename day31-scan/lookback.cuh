@@ -562,9 +562,4 @@ __device__ void lookbackPipelined(unsigned long long *state,
     }
 }
 
-/* Until every day's variants include dev/lookback_variants.cuh themselves,
- * it comes with this header (templates only: nothing is compiled that no
- * kernel uses). Remove this include then. */
-#include "dev/lookback_variants.cuh"
-
 #endif

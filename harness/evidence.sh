@@ -12,9 +12,9 @@
 #              scan, the tile-time trace (dev/trace_tiles.cu),
 #              compute-sanitizer, dev/racecheck_named.cu form by form
 #   onepass    the exercise's one-pass split (solution/onepass.cu): its
-#              table and --variants (its --check runs in top),
+#              table and build/onepass/split3-variants (its --check runs in top),
 #              compute-sanitizer's memcheck, synccheck, initcheck, racecheck
-#   day33      compaction: the default run under time, --variants,
+#   day33      compaction: the default run under time, dev/compaction-variants,
 #              --n 8387997, --sweep (its CSVs into DEST), sanitizers
 #   threeway   the reference's check and timing, the starter failing, the
 #              two wrong kernels' reports, the sanitizers on --plan sanitize,
@@ -94,7 +94,8 @@ for part in $parts; do
         t=$dest/day33-onepass.txt
         make -s -C $ex threeway-onepass >>"$dest/build.log" 2>&1
         $cap "$t" ./$ex/threeway-onepass
-        $cap "$t" ./$ex/threeway-onepass --variants
+        make -s -C $ex dev >>"$dest/build.log" 2>&1
+        $cap "$t" ./$ex/build/onepass/split3-variants
         # --check at 530001 runs every configuration over 130 tiles (the
         # look-back ones with stalls; 3 blocks: ranges of 43 or 44 tiles);
         # racecheck (shared memory, within a block) over 35 tiles.
@@ -106,7 +107,8 @@ for part in $parts; do
     day33)
         t=$dest/day33-compaction.txt
         $cap "$t" bash -c 'time ./day33-compaction/compaction'
-        $cap "$t" ./day33-compaction/compaction --variants
+        make -s -C day33-compaction dev >>"$dest/build.log" 2>&1
+        $cap "$t" ./day33-compaction/dev/compaction-variants
         $cap "$t" ./day33-compaction/compaction --n 8387997
         $cap "$t" ./day33-compaction/compaction --sweep --csv "$dest"
         # --check at 262147 runs every kernel, the single-pass ones over
