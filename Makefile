@@ -11,7 +11,8 @@ SUBMISSIONS ?=
 OUT ?= grades
 DEST ?=
 
-.PHONY: all run check test help handout grade clean harness $(DAYS)
+.PHONY: all run check test help handout grade clean harness dev dev-check \
+        budgets $(DAYS)
 
 all: harness $(DAYS)
 
@@ -30,10 +31,11 @@ day33-exercise-threeway:
 run: all
 	$(MAKE) -C day33-compaction run
 
-# Host tests first (no GPU needed), then the GPU checks (skipped, with the
-# reason, where there is no GPU), then the grading tool's tests where this
-# copy has them (a student's copy from `make handout` does not).
-check: all
+# The line budgets first (harness/budgets.py), then the host tests (no GPU
+# needed), then the GPU checks (skipped, with the reason, where there is no
+# GPU), then the grading tool's tests where this copy has them (a
+# student's copy from `make handout` does not).
+check: budgets all
 	$(MAKE) -C harness test
 	$(MAKE) -C day33-exercise-threeway test-host
 	bash harness/gpu-checks.sh
@@ -46,11 +48,28 @@ check: all
 
 test: check
 
+budgets:
+	python3 harness/budgets.py
+
+# The maintainers' programs in each day's dev/ (variants that lost,
+# instruments, reproducers): never built by make, make run or make check.
+# dev builds them all, dev-check also runs their checks (GPU; skipped with
+# a line without one). A day with no such target says so.
+dev dev-check:
+	@for d in $(DAYS); do \
+	    $(MAKE) -s -q -C $$d $@ >/dev/null 2>&1; \
+	    if [ $$? -eq 2 ]; then echo "$$d: no $@ target"; continue; fi; \
+	    $(MAKE) -C $$d $@ || exit 1; \
+	done
+
 help:
 	@echo "make                 build every day and the harness (ARCH, NVCC, CFLAGS, ... as below)"
 	@echo "make run             build everything, then run the main lab (day33-compaction)"
 	@echo "make check           host tests, every lab built, the GPU checks (skipped without a GPU), the grading tool's tests"
 	@echo "make test            the same as make check"
+	@echo "make budgets         every C, CUDA and Python file against its line budget (harness/budgets.py)"
+	@echo "make dev             build every day's dev/ programs (maintainers: variants, instruments)"
+	@echo "make dev-check       build them and run their checks (GPU; skipped without one)"
 	@echo "make handout DEST=d  write the students' copy of the course into the new folder d"
 	@echo "make grade SUBMISSIONS=<class folder> [OUT=grades] [ARCH=90] [NVCC=...] [GRADE_FLAGS=...]  grade a class (instructors)"
 	@echo "make clean           remove every build output"

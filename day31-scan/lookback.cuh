@@ -1,16 +1,17 @@
 /* lookback.cuh: the machinery of every single-pass kernel in the course:
  * tile indices in start order, one status word per tile, the decoupled
- * look-back, the striped tile (vector loads and stores, and the scan of a
- * tile that feeds the look-back), a tile's output staged in shared memory
- * and written as runs of 16-byte vectors (storeStaged), and the three tile
- * loops a kernel runs (one tile at a time, loading ahead, pipelined).
+ * look-back, and the pipelined tile loop a production kernel runs. The
+ * tile itself (StripedTile) and the staged stores are in tile.cuh, which
+ * this header includes; the loops and policies that lost (one tile at a
+ * time, loading ahead; other windows and orders) are in
+ * dev/lookback_variants.cuh.
  *
- * Used by day31-scan/scan.cu (singlePassScan: the aggregate is an int sum),
+ * Used by day31-scan/singlepass_scan.cuh (the aggregate is an int sum),
  * day33-compaction (the aggregate is a count of survivors) and the
  * look-back rows of the exercise's one-pass three-way split (two counts:
  * negatives and zeros). The stable partition's and the split's production
  * rows use no look-back: their scheme is in ranges.cuh, which takes
- * StripedTile and storeStaged from here.
+ * StripedTile and storeStaged from tile.cuh, not from here.
  * A header, not a .cu: everything here is a template over the tile shape,
  * the aggregate's type and the look-back's policy, and a template is
  * compiled where it is used.
@@ -40,7 +41,7 @@
  * blocks run. At 4 TB/s, reads and writes together, tiles of 4,096 ints
  * go by at about 120 per microsecond: a window of 32 keeps up only while a
  * round trip takes less than a quarter of a microsecond; 64 or 128 would
- * leave room (LookbackPolicy). Measured on an H200 (scan.cu's --variants,
+ * leave room (LookbackPolicy). Measured on an H200 (dev/scan_variants.cu,
  * day31-scan/evidence-h200.txt), the plain tile loop was faster with
  * windows of 32 than of 128: the wider walk costs registers and reads, and
  * did not pay for itself there. The production rows use 32.
@@ -62,12 +63,11 @@
  *   kernel starts: one cudaMemsetAsync before each launch (counted as a
  *   launch in every table). Word 0 counts the tiles handed out; word 1 + t
  *   is tile t's status.
- * - Tile indices from lookbackNextTile or lookbackTakeTile, never
- *   blockIdx.x (see DEADLOCK). A block takes tiles in a loop until an index
- *   passes the last tile; any grid of at least one block covers every tile.
- *   The three loops at the end of this file (lookbackEachTile,
- *   lookbackEachTileAhead, lookbackPipelined) do this for a kernel.
- * - lookbackTileWith (or lookbackTile) called by all 32 lanes of one warp,
+ * - Tile indices from lookbackTakeTile, never blockIdx.x (see DEADLOCK).
+ *   A block takes tiles in a loop until an index passes the last tile; any
+ *   grid of at least one block covers every tile. The loop at the end of
+ *   this file (lookbackPipelined) does this for a kernel.
+ * - lookbackTileWith called by all 32 lanes of one warp,
  *   once per tile, with the tile's aggregate. It returns the tile's
  *   exclusive and inclusive prefixes to those 32 lanes; the caller passes
  *   them to the rest of the block through shared memory. Its two steps,
@@ -75,13 +75,13 @@
  *   also run in different warps: lookbackPipelined does.
  * WHERE THE TOTAL LANDS: nowhere by itself. The inclusive prefix of the
  * last tile is the total; the block that handles that tile writes it where
- * the caller wants it (scan.cu: a device int, like the course scan).
+ * the caller wants it (the scan: a device int, like the course scan).
  *
  * DEADLOCK. A tile waits only on tiles with smaller indices, and only
  * until their words leave LOOKBACK_INVALID. A block publishes a tile's
  * aggregate as soon as it has reduced it, which waits at most for the
- * block to finish the tile it held before (lookbackEachTileAhead holds the
- * next tile, and loads it, while it finishes the current one), and that
+ * block to finish the tile it held before (a loop that loads ahead holds
+ * the next tile, and loads it, while it finishes the current one), and that
  * tile has a smaller index: indices come from an atomic counter, in the
  * order blocks ask, so a block's indices grow. Every wait therefore points
  * at a smaller index, and the block holding it is running now (it took the
@@ -102,19 +102,12 @@
  * make whatever the publisher wrote before visible to a reader of the
  * word, and cost for it: a release store is a fence first (MEMBAR in the
  * SASS), which waits for the publishing thread's earlier memory operations
- * to complete, its stores and, in lookbackEachTileAhead, the next tile's
- * loads still in flight; an acquire load is followed by an invalidation of
- * the SM's L1 (CCTL). day31-scan/gpu-dev.sh counts both in the SASS of
- * every configuration. Both orders are sm_70 PTX, so on every GPU of the
- * course from sm_75 on. state is reset between launches by a memset, which
- * the kernel boundary orders.
- *
- * THE STRIPED TILE (StripedTile). Seen as int4 vectors, thread t holds the
- * tile's vectors t, t + BLOCK, t + 2 * BLOCK, ...: each warp-wide vector
- * load reads 512 contiguous bytes, so every load and store is coalesced
- * without a shared-memory transpose. Row j (the j-th vector of every
- * thread) is a run of 4 * BLOCK consecutive elements, and rows follow each
- * other, so the tile's order is (row, warp, lane, element).
+ * to complete, its stores and, in a loop that loads ahead, the next
+ * tile's loads still in flight; an acquire load is followed by an
+ * invalidation of the SM's L1 (CCTL). day31-scan/gpu-dev.sh counts both in
+ * the SASS of the single-pass kernels. Both orders are sm_70 PTX, so on
+ * every GPU of the course from sm_75 on. state is reset between launches
+ * by a memset, which the kernel boundary orders.
  */
 #ifndef LOOKBACK_CUH
 #define LOOKBACK_CUH
@@ -124,6 +117,8 @@
 #include <string.h>
 #include <cuda/atomic>
 #include <cuda/barrier>
+
+#include "tile.cuh"
 
 /* The two low bits of a status word. 0 is what the reset memset leaves. */
 #define LOOKBACK_INVALID 0ull
@@ -204,15 +199,10 @@ struct LookbackPolicy {
 };
 #define LOOKBACK_BACKOFF_CAP 8u
 
-/* The policies the course's configuration tables name. LookbackAcqRel32
- * is the first form (lookbackTile); backoff starts at 128 ns (up to 1 us). */
-typedef LookbackPolicy<1, false, 0> LookbackAcqRel32;
-typedef LookbackPolicy<4, false, 0> LookbackAcqRel128;
+/* The production policy: a window of 32 tiles, relaxed atomics, no
+ * backoff. The others the course measured are in dev/lookback_variants.cuh. */
 typedef LookbackPolicy<1, true, 0> LookbackRelaxed32;
-typedef LookbackPolicy<2, true, 0> LookbackRelaxed64;
-typedef LookbackPolicy<4, true, 0> LookbackRelaxed128;
-typedef LookbackPolicy<1, true, 128> LookbackRelaxed32Backoff;
-typedef LookbackPolicy<4, true, 128> LookbackRelaxed128Backoff;
+
 
 /* Debug knob of the checks (stallNs > 0; 0 in every timed run). About one
  * tile in eight sleeps stallNs before publishing its aggregate, so
@@ -264,22 +254,9 @@ __device__ inline T lookbackShflXor(T v, int lanes)
     return v;
 }
 
-/* Every thread of the block calls it; returns, in all of them, the next
- * tile index in the order blocks ask for one. slot is a __shared__
- * unsigned of the caller. One barrier: thread 0 writes slot before it and
- * everyone reads it after. The caller's next barrier must come before the
- * next call, so no thread still reads slot when thread 0 rewrites it. */
-__device__ inline unsigned lookbackNextTile(unsigned long long *state,
-                                            unsigned *slot)
-{
-    if (threadIdx.x == 0) *slot = (unsigned)atomicAdd(state, 1ull);
-    __syncthreads();
-    return *slot;
-}
-
 /* The next tile index, taken by one thread alone (no barrier): that thread
  * may hold it in a register while the block works, so the atomic's round
- * trip overlaps the work, and hand it over later (lookbackEachTileAhead). */
+ * trip overlaps the work, and hand it over later (lookbackPipelined). */
 __device__ inline unsigned lookbackTakeTile(unsigned long long *state)
 {
     return (unsigned)atomicAdd(state, 1ull);
@@ -415,425 +392,11 @@ lookbackTileWith(unsigned long long *state, unsigned tile,
     return lookbackWalk<Ops, Policy>(state, tile, aggregate, stallNs);
 }
 
-/* The first form of the look-back, kept for callers written against it:
- * a window of 32, no backoff, acquire-release unless RELAXED. */
-template <class Ops, bool RELAXED = false>
-__device__ LookbackResult<typename Ops::value_type>
-lookbackTile(unsigned long long *state, unsigned tile,
-             typename Ops::value_type aggregate, unsigned stallNs)
-{
-    return lookbackTileWith<Ops, LookbackPolicy<1, RELAXED, 0> >(
-        state, tile, aggregate, stallNs);
-}
-
-/* The striped tile of BLOCK threads, ITEMS ints each (see the top). All
- * arithmetic on tile values is unsigned: it wraps modulo 2^32, as the
- * course's int sums are defined to. */
-template <int BLOCK, int ITEMS> struct StripedTile {
-    static_assert(BLOCK % 32 == 0, "whole warps");
-    static_assert(ITEMS % 4 == 0, "whole int4 vectors per thread");
-    static constexpr int VECS = ITEMS / 4;
-    static constexpr int WARPS = BLOCK / 32;
-    static constexpr int SIZE = BLOCK * ITEMS;
-    /* one partial per (row, warp), in tile order */
-    static constexpr int PARTS = VECS * WARPS;
-    static constexpr int PER_LANE = (PARTS + 31) / 32;
-
-    struct Storage {
-        unsigned partial[PARTS];
-    };
-
-    /* A barrier of the tile's BLOCK threads alone, named barrier 1, for a
-     * block with more warps than the tile's (lookbackPipelined's walker
-     * never joins it). */
-    static __device__ void tileBarrier()
-    {
-        asm volatile("bar.sync 1, %0;" ::"n"(BLOCK) : "memory");
-    }
-
-    /* Whether the tile at base may use 16-byte vectors: it is whole, and
-     * p (the buffer's start) is 16-byte aligned, which makes every vector
-     * of every tile aligned. */
-    static __device__ bool vectorOk(const void *p, size_t base, size_t n)
-    {
-        return (uintptr_t)p % 16 == 0 && base + SIZE <= n;
-    }
-
-    /* x[j] = the thread's j-th vector of the tile at base; slots at or
-     * past n read as pad. vec from vectorOk: one 16-byte load per vector,
-     * else four int loads. in is a plain pointer, so these are coherent
-     * loads: the caller may write the same array (in place). */
-    static __device__ void load(const int *in, size_t base, size_t n,
-                                bool vec, int4 (&x)[VECS], int pad)
-    {
-        const size_t first = base / 4 + threadIdx.x;
-        if (vec) {
-            const int4 *v = reinterpret_cast<const int4 *>(in);
-#pragma unroll
-            for (int j = 0; j < VECS; ++j)
-                x[j] = v[first + (size_t)j * BLOCK];
-            return;
-        }
-#pragma unroll
-        for (int j = 0; j < VECS; ++j) {
-            const size_t i = 4 * (first + (size_t)j * BLOCK);
-            x[j].x = i < n ? in[i] : pad;
-            x[j].y = i + 1 < n ? in[i + 1] : pad;
-            x[j].z = i + 2 < n ? in[i + 2] : pad;
-            x[j].w = i + 3 < n ? in[i + 3] : pad;
-        }
-    }
-
-    /* The thread's j-th vector alone, as store writes it. */
-    static __device__ void storeVector(int *out, size_t base, size_t n,
-                                       bool vec, int j, int4 x)
-    {
-        const size_t at = base / 4 + threadIdx.x + (size_t)j * BLOCK;
-        if (vec) {
-            reinterpret_cast<int4 *>(out)[at] = x;
-            return;
-        }
-        const size_t i = 4 * at;
-        if (i < n) out[i] = x.x;
-        if (i + 1 < n) out[i + 1] = x.y;
-        if (i + 2 < n) out[i + 2] = x.z;
-        if (i + 3 < n) out[i + 3] = x.w;
-    }
-
-    /* The mirror of load: slots at or past n are not written. */
-    static __device__ void store(int *out, size_t base, size_t n, bool vec,
-                                 const int4 (&x)[VECS])
-    {
-#pragma unroll
-        for (int j = 0; j < VECS; ++j) storeVector(out, base, n, vec, j, x[j]);
-    }
-
-    /* The scan of one value per vector across the tile, step 1, by every
-     * thread: v[j] (the value of the thread's j-th vector) becomes its
-     * inclusive scan within its warp's part of row j; each warp's totals go
-     * to st.partial; a barrier; then warp 0 turns st.partial into its
-     * exclusive scan in tile order and returns the tile's aggregate
-     * (meaningful in warp 0 only). The caller then runs the look-back in
-     * warp 0, shares the tile's prefix through shared memory, and calls
-     * __syncthreads() before exclusiveOf. st must not be read by anyone
-     * from a previous tile when this is called (a barrier since). */
-    static __device__ unsigned scanUp(unsigned (&v)[VECS], Storage &st)
-    {
-        return scanUpWith(v, st, [] { __syncthreads(); });
-    }
-
-    /* scanUp with the tile's barrier given as a callable (sync()), for a
-     * block whose tile warps are not the whole block (lookbackPipelined:
-     * tileBarrier() or an mbarrier). */
-    template <class Sync>
-    static __device__ unsigned scanUpWith(unsigned (&v)[VECS], Storage &st,
-                                          Sync sync)
-    {
-        const unsigned full = 0xffffffffu;
-        const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-#pragma unroll
-        for (int off = 1; off < 32; off *= 2)
-#pragma unroll
-            for (int j = 0; j < VECS; ++j) {
-                const unsigned left = __shfl_up_sync(full, v[j], off);
-                if (lane >= off) v[j] += left;
-            }
-        if (lane == 31)
-#pragma unroll
-            for (int j = 0; j < VECS; ++j) st.partial[j * WARPS + warp] = v[j];
-        /* Warp 0 reads every warp's totals. */
-        sync();
-        if (warp != 0) return 0;
-
-        /* Lane l owns partials l * PER_LANE .. l * PER_LANE + PER_LANE - 1:
-         * a serial sum, a warp scan of the lane sums, and the exclusive
-         * prefixes written back. */
-        unsigned p[PER_LANE], sum = 0;
-#pragma unroll
-        for (int k = 0; k < PER_LANE; ++k) {
-            const int at = lane * PER_LANE + k;
-            p[k] = at < PARTS ? st.partial[at] : 0u;
-            sum += p[k];
-        }
-        unsigned incl = sum;
-#pragma unroll
-        for (int off = 1; off < 32; off *= 2) {
-            const unsigned left = __shfl_up_sync(full, incl, off);
-            if (lane >= off) incl += left;
-        }
-        unsigned run = incl - sum;
-#pragma unroll
-        for (int k = 0; k < PER_LANE; ++k) {
-            const int at = lane * PER_LANE + k;
-            if (at < PARTS) st.partial[at] = run;
-            run += p[k];
-        }
-        return __shfl_sync(full, incl, 31);
-    }
-
-    /* Step 2, after the caller's barrier: the exclusive prefix within the
-     * tile of the thread's j-th vector, given what scanUp left in v[j] and
-     * the vector's own value. */
-    static __device__ unsigned exclusiveOf(int j, unsigned scanned,
-                                           unsigned own, const Storage &st)
-    {
-        return st.partial[j * WARPS + threadIdx.x / 32] + scanned - own;
-    }
-};
-
-/* ------------------------------------------------------------------------
- * Staged output. A kernel whose tile's output is one or more contiguous
- * runs of out (compaction's survivors; the partition's two groups; the
- * three-way split's three) may write it straight from registers, or stage
- * it in shared memory first and write each run contiguously. STORE names
- * the way, as the configuration tables do:
- *   STORE_DIRECT   each thread writes its own elements straight to out;
- *   STORE_STAGED   staged at their rank in the tile, then written one int
- *                  per thread per store;
- *   STORE_VECTORS  staged so that each run starts at its destination's
- *                  offset modulo 4 (stagedFrom), then written by
- *                  storeStaged as whole 16-byte vectors of out, only the
- *                  ints before a run's first 16-byte boundary and after its
- *                  last (at most 3 each) one by one.
- * Used by day33-compaction and the exercise's one-pass split.
- * ---------------------------------------------------------------------- */
-
-enum { STORE_DIRECT, STORE_STAGED, STORE_VECTORS };
-
-/* Ints of staging a tile of SIZE ints needs in RUNS runs laid out by
- * stagedFrom: the tile, plus up to 3 before each run (its offset modulo 4
- * in out) and up to 3 after each run but the last (rounding it up to a
- * multiple of 4), 6 RUNS - 3 in all, rounded up to a whole vector: 12 for
- * two runs, 16 for three. */
-#define STAGED_INTS(SIZE, RUNS) ((SIZE) + ((6 * (RUNS)) & ~3))
-
-/* One run of a staged tile: count ints bound for out[at ..], held at
- * staged[from ..], with from % 4 == at % 4, so that, out being 16-byte
- * aligned, every 16-byte vector of out the run touches lines up with one
- * of staged. */
-struct StagedRun {
-    size_t at;
-    unsigned from, count;
-};
-
-/* Where a run bound for out[at ..] starts in the staging buffer, given
- * the first free slot there that is a multiple of 4. */
-__device__ inline unsigned stagedFrom(unsigned free4, size_t at)
-{
-    return free4 + (unsigned)(at % 4);
-}
-
-/* Writes the runs of a staged tile, by every thread of the block after a
- * barrier that follows the last write to staged (16-byte aligned). vec:
- * out is 16-byte aligned and the block may use 16-byte stores; else one
- * int per thread per store. */
-template <int THREADS, int RUNS>
-__device__ void storeStaged(int *out, const int *staged,
-                            const StagedRun (&r)[RUNS], bool vec)
-{
-    if (!vec) {
-#pragma unroll
-        for (int i = 0; i < RUNS; ++i)
-            for (unsigned k = threadIdx.x; k < r[i].count; k += THREADS)
-                out[r[i].at + k] = staged[r[i].from + k];
-        return;
-    }
-    /* Run i: head[i] ints up to the first 16-byte boundary of out, then
-     * whole[i] vectors, then fewer than 4 ints. The runs' vectors are dealt
-     * out together, so two short runs keep as many threads busy as one long
-     * one; the ints at the edges (at most 3 + 3 per run) go one by one. */
-    unsigned head[RUNS], whole[RUNS], total = 0;
-#pragma unroll
-    for (int i = 0; i < RUNS; ++i) {
-        const unsigned toEdge = (4u - (unsigned)(r[i].at % 4)) % 4u;
-        head[i] = r[i].count < toEdge ? r[i].count : toEdge;
-        whole[i] = (r[i].count - head[i]) / 4;
-        total += whole[i];
-    }
-    /* Not unrolled: a few rounds per thread, and unrolled copies would
-     * cost registers that the tile loop's two register sets need. */
-#pragma unroll 1
-    for (unsigned q = threadIdx.x; q < total; q += THREADS) {
-        StagedRun run = r[0];
-        unsigned p = q, skip = head[0];
-        bool later = true;
-#pragma unroll
-        for (int i = 0; i + 1 < RUNS; ++i) {
-            later = later && p >= whole[i];
-            if (later) {
-                p -= whole[i];
-                run = r[i + 1];
-                skip = head[i + 1];
-            }
-        }
-        /* out + at + skip is 16-byte aligned, and staged + from + skip with
-         * it (from % 4 == at % 4). */
-        const unsigned k = skip + 4 * p;
-        *reinterpret_cast<int4 *>(out + run.at + k) =
-            *reinterpret_cast<const int4 *>(staged + run.from + k);
-    }
-    if (threadIdx.x < 8u * RUNS) {
-        const int i = (int)(threadIdx.x / 8), e = (int)(threadIdx.x % 8);
-        StagedRun run = r[0];
-        unsigned h = head[0], w = whole[0];
-#pragma unroll
-        for (int j = 1; j < RUNS; ++j)
-            if (i == j) {
-                run = r[j];
-                h = head[j];
-                w = whole[j];
-            }
-        /* e 0..3: the head's ints; 4..7: the tail's. */
-        const unsigned k = e < 4 ? (unsigned)e : h + 4 * w + (unsigned)(e - 4);
-        if ((e < 4 ? k < h : true) && k < run.count)
-            out[run.at + k] = staged[run.from + k];
-    }
-}
-
-/* One run of count ints, bound for out[at ..], staged at staged[0 ..]
- * (16-byte aligned, with at least 4 readable ints past the run's end),
- * written by every thread of the block (THREADS of them) after a barrier
- * that follows the last write to staged. Unlike storeStaged, the run was
- * staged before at was known (the pipelined loop's finish): the shift to
- * out's offset modulo 4 is made here, each 16-byte vector of out built
- * from two aligned vectors of staged. vec: out is 16-byte aligned, else
- * one int per thread per store. */
-template <int THREADS>
-__device__ void storeShifted(int *out, const int *staged, size_t at,
-                             unsigned count, bool vec)
-{
-    if (!vec) {
-        for (unsigned k = threadIdx.x; k < count; k += THREADS)
-            out[at + k] = staged[k];
-        return;
-    }
-    /* head ints up to out's first 16-byte boundary, whole vectors, then
-     * fewer than 4 ints. Vector i of out is staged[head + 4 i ..]. */
-    const unsigned toEdge = (4u - (unsigned)(at % 4)) % 4u;
-    const unsigned head = count < toEdge ? count : toEdge;
-    const unsigned whole = (count - head) / 4;
-    const int4 *sv = reinterpret_cast<const int4 *>(staged);
-    int4 *ov = reinterpret_cast<int4 *>(out + at + head);
-#pragma unroll 1
-    for (unsigned i = threadIdx.x; i < whole; i += THREADS) {
-        const int4 a = sv[i];
-        if (head == 0) {
-            ov[i] = a;
-            continue;
-        }
-        const int4 b = sv[i + 1];
-        ov[i] = head == 1 ? make_int4(a.y, a.z, a.w, b.x)
-              : head == 2 ? make_int4(a.z, a.w, b.x, b.y)
-                          : make_int4(a.w, b.x, b.y, b.z);
-    }
-    if (threadIdx.x < 8) {
-        const unsigned e = threadIdx.x;
-        const unsigned k = e < 4 ? e : head + 4 * whole + (e - 4);
-        if ((e < 4 ? k < head : true) && k < count) out[at + k] = staged[k];
-    }
-}
-
-/* ------------------------------------------------------------------------
- * The tile loops. A single-pass kernel is a loop over the tiles its block
- * takes; Body is what it does with one of them:
- *     body(tile, base, vec, x)
- * called by every thread of the block with the tile's index, its first
- * element, whether it may use 16-byte vectors (aligned, from the caller,
- * and StripedTile::vectorOk), and x, the thread's vectors of the tile
- * already loaded (StripedTile::load; slots at or past n hold pad). body may
- * change x. It must contain a __syncthreads() (StripedTile::scanUp has
- * one), and may reuse its shared memory from one call to the next without
- * another: both loops put a barrier between two calls.
- * ---------------------------------------------------------------------- */
-
-/* One tile at a time: take an index, load the tile, run body. While a
- * block's warp 0 walks back, the block has no loads of its own in flight. */
-template <class Tile, class Body>
-__device__ void lookbackEachTile(unsigned long long *state, unsigned *slot,
-                                 const int *in, size_t n, bool aligned,
-                                 int pad, Body &body)
-{
-    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
-    for (;;) {
-        const unsigned tile = lookbackNextTile(state, slot);
-        if (tile >= tiles) return;   /* the same in every thread */
-        const size_t base = (size_t)tile * Tile::SIZE;
-        const bool vec = aligned && Tile::vectorOk(in, base, n);
-        int4 x[Tile::VECS];
-        Tile::load(in, base, n, vec, x, pad);
-        body(tile, base, vec, x);
-    }
-}
-
-/* One step of lookbackEachTileAhead: body on tile (its vectors in cur)
- * while next's loads, issued first, are in flight into nxt, and thread 0's
- * atomic takes the index after next. Returns that index (to every thread;
- * meaningless when next >= tiles). The barrier at the end makes the
- * index visible and separates this body from the next. */
-template <class Tile, class Body>
-__device__ __forceinline__ unsigned
-lookbackAheadStep(unsigned long long *state, unsigned *slot, const int *in,
-                  size_t n, size_t tiles, bool aligned, int pad,
-                  unsigned tile, unsigned next, int4 (&cur)[Tile::VECS],
-                  int4 (&nxt)[Tile::VECS], Body &body)
-{
-    unsigned ticket = 0;
-    if (next < tiles) {
-        const size_t at = (size_t)next * Tile::SIZE;
-        Tile::load(in, at, n, aligned && Tile::vectorOk(in, at, n), nxt, pad);
-        if (threadIdx.x == 0) ticket = lookbackTakeTile(state);
-    }
-    const size_t base = (size_t)tile * Tile::SIZE;
-    body(tile, base, aligned && Tile::vectorOk(in, base, n), cur);
-    if (threadIdx.x == 0) *slot = ticket;
-    __syncthreads();
-    return *slot;
-}
-
-/* The same loop with the next tile's loads in flight while body works on
- * the current one (its look-back above all), so the block keeps memory
- * busy while its warp 0 walks back. Costs a second set of x's registers.
- * A block holds up to three indices at once (the tile in body, the one
- * loading, the one taken); each tile's aggregate still waits only for the
- * block's previous tile, of a smaller index (DEADLOCK at the top). The
- * loop is unrolled twice so the two register sets swap roles without a
- * copy. Measured on an H200, every configuration with this loop was
- * slower than the plain loop, with a wide spread between runs
- * (day31-scan/evidence-h200.txt): the indices a block holds but has not
- * reached make the tiles after them wait for their aggregates. It is
- * kept for the comparison; no production row uses it. */
-template <class Tile, class Body>
-__device__ void lookbackEachTileAhead(unsigned long long *state,
-                                      unsigned *slot, const int *in, size_t n,
-                                      bool aligned, int pad, Body &body)
-{
-    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
-    unsigned tile = lookbackNextTile(state, slot);
-    if (tile >= tiles) return;
-    int4 a[Tile::VECS], b[Tile::VECS];
-    {
-        const size_t base = (size_t)tile * Tile::SIZE;
-        Tile::load(in, base, n, aligned && Tile::vectorOk(in, base, n), a,
-                   pad);
-    }
-    __syncthreads();   /* every thread has read slot before it changes */
-    unsigned next = lookbackNextTile(state, slot);
-    for (;;) {
-        const unsigned after = lookbackAheadStep<Tile>(
-            state, slot, in, n, tiles, aligned, pad, tile, next, a, b, body);
-        if (next >= tiles) return;
-        const unsigned afterNext = lookbackAheadStep<Tile>(
-            state, slot, in, n, tiles, aligned, pad, next, after, b, a, body);
-        if (after >= tiles) return;
-        tile = after;
-        next = afterNext;
-    }
-}
-
 /* ------------------------------------------------------------------------
  * The pipelined loop: a tile's walk overlaps the next tile's loads.
  *
- * In both loops above the whole block waits while its warp 0 walks back,
+ * In the plain tile loops (dev/lookback_variants.cuh: one tile at a time,
+ * or loading ahead) the whole block waits while its warp 0 walks back,
  * and a block's tile takes its index, its loads, its walk and its stores
  * one after the other. Measured with clock64() stamps on an H200 (the
  * lesson's table), the walk was over half of a tile's time: the window's
@@ -865,9 +428,9 @@ __device__ void lookbackEachTileAhead(unsigned long long *state,
  * __syncthreads(): both order the slots' writes before their reads, but
  * compute-sanitizer's racecheck, given __syncthreads() beside a named
  * barrier of some warps, reports the slots as hazards
- * (racecheck_named.cu), and a check that always reports something checks
- * nothing. With the cuda::barrier it reports none, and it still reports a
- * real race on a slot (that program's racy form). Every wait is
+ * (dev/racecheck_named.cu), and a check that always reports something
+ * checks nothing. With the cuda::barrier it reports none, and it still
+ * reports a real race on a slot (that program's racy form). Every wait is
  * on a smaller tile index than the waiting step's own, as in DEADLOCK at
  * the top: the aggregate of a block's tile k waits for the walks of its
  * tiles before k (smaller), a walk for the aggregates of the tiles before
@@ -907,7 +470,7 @@ template <typename T> struct PipeSlots {
  * barrier of the whole block is a cuda::barrier in both. Same order in
  * every form; __syncthreads() for the round, with the named barrier, is
  * the same order too, but racecheck reports the hand-over slots then
- * (racecheck_named.cu). */
+ * (dev/racecheck_named.cu). */
 enum { PIPE_NAMED, PIPE_MBARRIER };
 
 template <class Tile, class Ops, class Policy, int SYNC, class Reduce,
@@ -998,5 +561,10 @@ __device__ void lookbackPipelined(unsigned long long *state,
         }
     }
 }
+
+/* Until every day's variants include dev/lookback_variants.cuh themselves,
+ * it comes with this header (templates only: nothing is compiled that no
+ * kernel uses). Remove this include then. */
+#include "dev/lookback_variants.cuh"
 
 #endif

@@ -10,7 +10,7 @@
  * A header, not a .cu: tileRange is shared by host and device code, and
  * rangeEachTile and blockSums are templates over the tile shape, the loop's
  * order and the number of sums, compiled where they are used. The tile is
- * lookback.cuh's StripedTile.
+ * tile.cuh's StripedTile.
  *
  * THE IDEA. Both passes run the same grid of G blocks (as many as fit at
  * once). Pass 1: block b reduces its range of tiles (tileRange) and writes
@@ -28,7 +28,7 @@
 
 #include <stddef.h>
 
-#include "lookback.cuh"
+#include "tile.cuh"
 
 /* Tiles [first, end) of block b of g over tiles tiles: contiguous ranges
  * that differ in length by at most one, in block order (empty for some

@@ -144,6 +144,17 @@ int scanLaunches(const ScanPlan *plan)
     return plan->levels == 0 ? 0 : 2 * plan->levels - 1;
 }
 
+double scanMovedBytes(const ScanPlan *plan)
+{
+    double ints = 0;
+    for (int l = 0; l < plan->levels; ++l) {
+        const double c = (double)plan->count[l];
+        const double tiles = (double)tilesOf(plan->count[l]);
+        ints += (l + 1 < plan->levels ? 2 : 1) * (2 * c + tiles);
+    }
+    return ints * sizeof(int);
+}
+
 static unsigned capGrid(size_t want, unsigned chosen)
 {
     if (chosen) return chosen;

@@ -50,6 +50,12 @@ void scanPlanDestroy(ScanPlan *plan);
  * levels - 1 add-backs (a memset, not a launch, when n = 0). */
 int scanLaunches(const ScanPlan *plan);
 
+/* Bytes one scan of this plan must move (its floor): at every level the
+ * tile kernel reads and writes the level's ints and writes one sum per
+ * tile, and below the top level addTileOffsets does it again (reading one
+ * offset per tile): about 4n ints in all. */
+double scanMovedBytes(const ScanPlan *plan);
+
 /* A tile kernel: scans each SCAN_TILE-element tile of data[0..n) in place
  * (exclusive, or inclusive when inclusive != 0), grid-striding over tiles,
  * and writes tile k's total to tileSums[k]. scanTile is the course's; a

@@ -6,10 +6,11 @@
 #              the host tests, every lab's --check, the student's status,
 #              the maintainers' solution and starter checks and the grading
 #              tool's tests with the GPU (its outputs kept for "grading")
-#   day31      the default run (timed), --variants, --sweep (its CSV and
-#              plot beside the transcript), Nsight Compute on the single
-#              pass and CUB's scan, the tile-time trace (dev/trace_tiles.cu),
-#              compute-sanitizer, racecheck_named.cu form by form
+#   day31      the default run (timed), dev/scan-variants (the single
+#              pass's configurations), --sweep (its CSV and plot beside the
+#              transcript), Nsight Compute on the single pass and CUB's
+#              scan, the tile-time trace (dev/trace_tiles.cu),
+#              compute-sanitizer, dev/racecheck_named.cu form by form
 #   onepass    the exercise's one-pass split (solution/onepass.cu): its
 #              table and --variants (its --check runs in top),
 #              compute-sanitizer's memcheck, synccheck, initcheck, racecheck
@@ -38,6 +39,7 @@ dest=$(cd "$dest" && pwd)
 export ARCH=${ARCH:-75 80 90}
 export BUILD_LINE="make -j all ARCH=\"$ARCH\""
 make -j"$(nproc)" all >"$dest/build.log" 2>&1 || { tail -n 40 "$dest/build.log"; exit 1; }
+make -j"$(nproc)" -C day31-scan dev >>"$dest/build.log" 2>&1 || { tail -n 40 "$dest/build.log"; exit 1; }
 # The exercise's modules: a cubin for one architecture, else a fatbin.
 ext=$([ "$(echo $ARCH | wc -w)" -gt 1 ] && echo fatbin || echo cubin)
 ex=day33-exercise-threeway
@@ -58,35 +60,33 @@ for part in $parts; do
     day31)
         t=$dest/day31-scan.txt
         $cap "$t" bash -c "time ./day31-scan/scan"
-        $cap "$t" ./day31-scan/scan --variants
+        $cap "$t" ./day31-scan/dev/scan-variants
         $cap "$t" ./day31-scan/scan --sweep --csv "$dest/scan-sweep-h200.csv"
         # The lesson's plot, where this machine has matplotlib (else one line).
         $cap "$t" python3 harness/plot.py "$dest/scan-sweep-h200.csv" --out "$dest/sweep-h200.png"
-        # Small runs: at 530001 the production single pass has 87 tiles of
-        # 6144, the one-tile rows 130 of 4096 (the debug stalls on: windows
-        # of 32 move back; the 3-block runs loop over tiles).
+        # Small runs: at 620001 the production single pass has 101 tiles of
+        # 6144 (the debug stalls on: windows of 32 move back; the 3-block
+        # runs loop over tiles).
         ncu="ncu --clock-control none --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats"
         $cap "$t" $ncu --kernel-name regex:singlePassScan --launch-skip 2 ./day31-scan/scan --n 2^26 --runs 2 --warmup 1
         $cap "$t" $ncu --kernel-name regex:DeviceScanKernel --launch-skip 1 ./day31-scan/scan --n 2^26 --runs 2 --warmup 1
         # Where a tile's time goes: clock64() stamps in instrumented copies
         # of the one-tile loop and the pipelined one (a development tool).
-        trace=$(mktemp -d)/trace
-        nvcc -O3 -std=c++17 -arch=native -I day31-scan -o "$trace" day31-scan/dev/trace_tiles.cu >>"$dest/build.log" 2>&1
-        $cap "$t" "$trace" 28
-        $cap "$t" $san --tool memcheck --leak-check full ./day31-scan/scan --n 530001 --runs 2 --warmup 1
+        $cap "$t" ./day31-scan/dev/trace-tiles 28
+        $cap "$t" $san --tool memcheck --leak-check full ./day31-scan/scan --n 620001 --runs 2 --warmup 1
         for tool in memcheck synccheck initcheck; do
-            $cap "$t" $san --tool $tool ./day31-scan/scan --check --n 530001
+            $cap "$t" $san --tool $tool ./day31-scan/scan --check --n 620001
         done
         # racecheck (shared memory, within a block) over 23 production
-        # tiles (35 of 4096).
+        # tiles.
         $cap "$t" $san --tool racecheck ./day31-scan/scan --check --n 140001
         # The hand-over pattern of the piped kernels in one small kernel,
         # plain and under racecheck, one form at a time (racecheck_named.cu's
         # opening comment); racy is the control, a real race racecheck must
         # report.
-        $cap "$t" ./day31-scan/racecheck-named 2000
+        $cap "$t" ./day31-scan/dev/racecheck-named 2000
         for form in plain named mbar mball nmround racy; do
-            $cap "$t" $san --tool racecheck --print-limit 1 ./day31-scan/racecheck-named 2000 $form
+            $cap "$t" $san --tool racecheck --print-limit 1 ./day31-scan/dev/racecheck-named 2000 $form
         done
         ;;
     onepass)

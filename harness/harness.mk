@@ -10,7 +10,8 @@
 # What a day's rules may use:
 #   HX_HDRS   prerequisites of every object a day compiles with nvcc: the
 #             harness headers and $(HX_NVCC_STAMP)
-#   HX_OBJS   the harness objects, built in $(BUILD)/hx/ with CC and CFLAGS
+#   HX_OBJS   the harness objects, built in $(BUILD)/hx/: the C modules
+#             with CC and CFLAGS, hx_gpu.cu (its one CUDA file) with nvcc
 #   NVCC_ALL  the nvcc flags: NVCCFLAGS, -std=c++17, the -gencode list for
 #             ARCH, -I to the harness
 #   GENCODE   the -gencode list alone
@@ -81,12 +82,17 @@ HX_CFLAGS := $(CFLAGS) $(HX_WARN) -I$(CUDA_HOME)/include
 NVCC_ALL  := $(NVCCFLAGS) -std=c++17 $(GENCODE) -I$(HX_DIR) -Xcompiler -Wall
 
 BUILD     ?= build
-HX_MODS   := hx_cuda hx_args hx_input hx_ref hx_check hx_guard hx_time hx_lock
+# The C modules (a .h and a .c each), the CUDA ones (a .h and a .cu), and
+# the headers with no module of their own.
+HX_MODS   := hx_cuda hx_args hx_input hx_ref hx_check hx_guard hx_time hx_lock \
+             hx_bench
+HX_CU_MODS := hx_gpu
 HX_NVCC_STAMP := $(BUILD)/nvcc.flags
 HX_CC_STAMP   := $(BUILD)/cc.flags
-HX_HEADERS := $(foreach m,$(HX_MODS),$(HX_DIR)/$(m).h)
+HX_HEADERS := $(foreach m,$(HX_MODS) $(HX_CU_MODS),$(HX_DIR)/$(m).h) \
+              $(HX_DIR)/hx_mix.h $(HX_DIR)/hx_check_parts.h
 HX_HDRS   := $(HX_HEADERS) $(HX_NVCC_STAMP)
-HX_OBJS   := $(foreach m,$(HX_MODS),$(BUILD)/hx/$(m).o)
+HX_OBJS   := $(foreach m,$(HX_MODS) $(HX_CU_MODS),$(BUILD)/hx/$(m).o)
 
 # The settings each stamp records: what changes the objects built from it.
 HX_NVCC_SETTINGS := $(HX_NVCC_PATH) $(NVCC_ALL)
@@ -105,9 +111,28 @@ hx_quote = '$(subst ','\'',$1)'
 	@printf '%s\n' $(call hx_quote,$(HX_CC_SETTINGS)) | cmp -s - $@ || \
 	    printf '%s\n' $(call hx_quote,$(HX_CC_SETTINGS)) > $@
 
+# hx_check.o is one object made of two sources, hx_check.c and
+# hx_check_print.c (its printed report; each within the line budget),
+# joined by a relocatable link, so that a rule that links hx_check.o alone
+# gets all of it. An explicit rule, between two lines that keep the
+# including Makefile's default goal its own.
+hx_default_goal := $(.DEFAULT_GOAL)
+$(BUILD)/hx/hx_check.o: $(BUILD)/hx/parts/hx_check.o \
+                        $(BUILD)/hx/parts/hx_check_print.o
+	$(LD) -r -o $@ $^
+.DEFAULT_GOAL := $(hx_default_goal)
+
+$(BUILD)/hx/parts/%.o: $(HX_DIR)/%.c $(HX_HEADERS) $(HX_CC_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(HX_CFLAGS) -c $< -o $@
+
 $(BUILD)/hx/%.o: $(HX_DIR)/%.c $(HX_HEADERS) $(HX_CC_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(HX_CFLAGS) -c $< -o $@
+
+$(BUILD)/hx/%.o: $(HX_DIR)/%.cu $(HX_HEADERS) $(HX_NVCC_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_ALL) -c $< -o $@
 
 .PHONY: .hx_force
 .hx_force:

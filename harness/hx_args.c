@@ -153,6 +153,12 @@ static void hx_print_usage(const char *prog, const char *usage,
         printf("  --keep P     survival fraction, 0 to 1 (default 0.5)\n");
     printf("  --check      self-check only: run every check, time "
            "nothing\n");
+    if (allow & HX_OPT_SWEEP)
+        printf("  --sweep      check and time the rows at every size from "
+               "2^10, into a CSV\n"
+               "  --csv FILE   where --sweep writes its CSV\n");
+    if (allow & HX_OPT_VARIANTS)
+        printf("  --variants   check and time every variant at one size\n");
     printf("  --help, -h   print this text and exit\n");
     printf("A value follows its option as the next argument or after '=' "
            "(--n=2^20).\n");
@@ -171,6 +177,9 @@ int hx_parse_args(int argc, char **argv, hx_opts *o, unsigned allow,
     o->warmup = HX_DEFAULT_WARMUP;
     o->keep = 0.5;
     o->check = 0;
+    o->sweep = 0;
+    o->csv = NULL;
+    o->variants = 0;
     o->help = 0;
     if (!prog)
         prog = argc > 0 && argv[0] ? argv[0] : "hx";
@@ -196,13 +205,27 @@ int hx_parse_args(int argc, char **argv, hx_opts *o, unsigned allow,
         memcpy(name, arg, len);
         name[len] = '\0';
 
-        if (strcmp(name, "--help") == 0 || strcmp(name, "--check") == 0) {
+        if (strcmp(name, "--help") == 0 || strcmp(name, "--check") == 0 ||
+            strcmp(name, "--sweep") == 0 || strcmp(name, "--variants") == 0) {
             if (eq) {
                 snprintf(msg, sizeof msg, "%s takes no value, got", name);
                 return hx_usage_error(prog, msg, arg);
             }
-            if (name[2] == 'c') {
+            if (strcmp(name, "--check") == 0) {
                 o->check = 1;
+                continue;
+            }
+            if (name[2] == 's' || name[2] == 'v') {
+                const int sweep = name[2] == 's';
+                if (!(allow & (sweep ? HX_OPT_SWEEP : HX_OPT_VARIANTS))) {
+                    snprintf(msg, sizeof msg, "this program takes no %s",
+                             name);
+                    return hx_usage_error(prog, msg, NULL);
+                }
+                if (sweep)
+                    o->sweep = 1;
+                else
+                    o->variants = 1;
                 continue;
             }
             hx_print_usage(prog, usage, allow);
@@ -211,10 +234,12 @@ int hx_parse_args(int argc, char **argv, hx_opts *o, unsigned allow,
         }
         if (strcmp(name, "--n") != 0 && strcmp(name, "--seed") != 0 &&
             strcmp(name, "--runs") != 0 && strcmp(name, "--warmup") != 0 &&
-            !(strcmp(name, "--keep") == 0 && (allow & HX_OPT_KEEP))) {
-            if (strcmp(name, "--keep") == 0)
-                return hx_usage_error(prog, "this program takes no --keep",
-                                      NULL);
+            !(strcmp(name, "--keep") == 0 && (allow & HX_OPT_KEEP)) &&
+            !(strcmp(name, "--csv") == 0 && (allow & HX_OPT_SWEEP))) {
+            if (strcmp(name, "--keep") == 0 || strcmp(name, "--csv") == 0) {
+                snprintf(msg, sizeof msg, "this program takes no %s", name);
+                return hx_usage_error(prog, msg, NULL);
+            }
             return hx_usage_error(prog, "unknown option", arg);
         }
         if (eq)
@@ -226,7 +251,9 @@ int hx_parse_args(int argc, char **argv, hx_opts *o, unsigned allow,
             return hx_usage_error(prog, msg, NULL);
         }
 
-        if (strcmp(name, "--n") == 0) {
+        if (strcmp(name, "--csv") == 0) {
+            o->csv = value;
+        } else if (strcmp(name, "--n") == 0) {
             switch (hx_size_parse(value, &o->n)) {
             case HX_SIZE_OK:
                 break;
@@ -270,5 +297,11 @@ int hx_parse_args(int argc, char **argv, hx_opts *o, unsigned allow,
             o->keep = k;
         }
     }
+    if (o->check + o->sweep + o->variants > 1)
+        return hx_usage_error(prog, "--check, --sweep and --variants are "
+                              "separate runs: give one", NULL);
+    if (o->csv && !o->sweep)
+        return hx_usage_error(prog, "--csv is where --sweep writes: give "
+                              "--sweep too", NULL);
     return HX_EXIT_OK;
 }

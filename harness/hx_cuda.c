@@ -2,6 +2,7 @@
  * sizing every lab shares. Contracts are in hx_cuda.h. */
 #include "hx_cuda.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -334,4 +335,41 @@ unsigned hx_grid_for(const hx_device *dev, size_t n, unsigned block)
     if (need > 2147483647u)
         need = 2147483647u;
     return need < 1 ? 1u : (unsigned)need;
+}
+
+unsigned hx_resident_blocks(const hx_device *dev, const void *kernel,
+                            int block, size_t dyn_smem)
+{
+    int per_sm = 0;
+    const unsigned sms = dev && dev->sms > 0 ? (unsigned)dev->sms : 1u;
+    HX_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
+                                                           block, dyn_smem));
+    return (per_sm > 0 ? (unsigned)per_sm : 1u) * sms;
+}
+
+void *hx_host_alloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of host memory: %zu bytes\n", bytes);
+        exit(HX_EXIT_NOMEM);
+    }
+    return p;
+}
+
+size_t hx_host_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    size_t kib = 0;
+    int found = 0;
+    if (!f)
+        return SIZE_MAX;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %zu kB", &kib) == 1) {
+            found = 1;
+            break;
+        }
+    fclose(f);
+    return found ? kib * 1024 : SIZE_MAX;
 }

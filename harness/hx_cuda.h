@@ -119,6 +119,22 @@ int hx_warn_if_cached(const hx_device *dev, size_t buffer_bytes, FILE *out);
  * needs, at least 1. */
 unsigned hx_grid_for(const hx_device *dev, size_t n, unsigned block);
 
+/* Blocks of kernel (a __global__ function, cast to const void *) that run
+ * on the whole GPU at once with block threads and dyn_smem bytes of
+ * dynamic shared memory: the occupancy API's blocks per SM times the SMs,
+ * at least 1. The grid of a kernel that loops over tiles. */
+unsigned hx_resident_blocks(const hx_device *dev, const void *kernel,
+                            int block, size_t dyn_smem);
+
+/* malloc(bytes), at least 1 byte; on failure prints one line
+ * "out of host memory: <bytes> bytes" to stderr and exits with
+ * HX_EXIT_NOMEM. */
+void *hx_host_alloc(size_t bytes);
+
+/* Host memory the process may still take, from /proc/meminfo's
+ * MemAvailable; SIZE_MAX where that cannot be read. */
+size_t hx_host_available(void);
+
 #ifdef __cplusplus
 }
 #endif

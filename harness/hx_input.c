@@ -5,6 +5,7 @@
  * same seed gives the same array on every machine and compiler. */
 #include "hx_input.h"
 #include "hx_check.h"
+#include "hx_mix.h"
 
 #define HX_VMAX 1000000   /* magnitude bound of every generated value */
 
@@ -15,10 +16,7 @@ void hx_rng_seed(hx_rng *r, uint64_t seed)
 
 uint64_t hx_rng_next(hx_rng *r)
 {
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return hx_mix64(r->state += HX_MIX_GAMMA);
 }
 
 uint64_t hx_rng_below(hx_rng *r, uint64_t bound)
@@ -79,6 +77,25 @@ void hx_fill_const(int *a, size_t n, int value)
     size_t i;
     for (i = 0; i < n; ++i)
         a[i] = value;
+}
+
+void hx_fill_spread(int *a, size_t n, int total)
+{
+    /* Without a division per element: acc = (i * (total % n)) mod n, and
+     * a[i] gets the carry when acc wraps past n. */
+    size_t base, rem, acc = 0, i;
+    if (n == 0 || total < 0)
+        return;
+    base = (size_t)total / n;
+    rem = (size_t)total % n;
+    for (i = 0; i < n; ++i) {
+        int carry;
+        acc += rem;
+        carry = acc >= n;
+        if (carry)
+            acc -= n;
+        a[i] = (int)base + carry;
+    }
 }
 
 void hx_fill_survival(int *a, size_t n, double keep, uint64_t seed)

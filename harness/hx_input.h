@@ -13,7 +13,9 @@
 extern "C" {
 #endif
 
-/* splitmix64: small, fast, and the same everywhere. */
+/* splitmix64: small, fast, and the same everywhere. The k-th value (from
+ * 0) after hx_rng_seed(r, s) is hx_bits_at(s, k) (hx_mix.h), which a
+ * kernel computes for its own elements. */
 typedef struct { uint64_t state; } hx_rng;
 
 void hx_rng_seed(hx_rng *r, uint64_t seed);
@@ -28,6 +30,13 @@ void hx_fill_uniform(int *a, size_t n, int lo, int hi, uint64_t seed);
 
 /* a[i] = value for every i. */
 void hx_fill_const(int *a, size_t n, int value);
+
+/* total (>= 0) spread evenly over n > 0 slots: a[i] = floor((i + 1) total
+ * / n) - floor(i total / n), so each value is total / n or one more, the
+ * exclusive prefix at i is floor(i total / n), and the sum is exactly
+ * total. With total = INT_MAX: the largest input whose sum fits in int.
+ * n = 0 writes nothing. */
+void hx_fill_spread(int *a, size_t n, int total);
 
 /* Survival for compaction by markNonZero: each a[i] is kept (a non-zero
  * value in [-1000000, 1000000]) with probability keep, else 0. */

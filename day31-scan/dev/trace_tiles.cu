@@ -13,16 +13,16 @@
  * Also the walk's windows read, re-reads (nearest word still invalid) and
  * the distance to the prefix it found. Each run is checked against the
  * host. The stamps cost registers, so the times are longer than the
- * lab's. Exit 0 when every output matched, 1 when one did not, 4 on a
- * CUDA error. Build and run on the GPU machine:
- *   nvcc -O3 -std=c++17 -arch=sm_90 -I day31-scan -o trace \
- *       day31-scan/dev/trace_tiles.cu && ./trace 28
+ * lab's. Exit 0 when every output matched, 1 when one did not, 3 without
+ * a GPU, 4 on a CUDA error. Build and run (K: n = 2^K, default 28):
+ *   make -C day31-scan dev && ./day31-scan/dev/trace-tiles [K]
  */
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 #include <algorithm>
-#include "../lookback.cuh"
+#include "hx_cuda.h"
+#include "lookback_variants.cuh"
 
 /* tracePiped's hand-over: the first piped form, named barriers 2 to 5 in
  * turn (tile warps arrive, walker waits; walker arrives, tile warps wait). */
@@ -37,8 +37,7 @@ __device__ inline void pipeWait(int id, int threads)
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
-    printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e)); exit(4);} } while (0)
+#define CK(x) HX_CHECK(x)
 
 struct Rec {
     long long c[6];
@@ -259,9 +258,10 @@ static double pct(std::vector<double> &a, double p) { std::sort(a.begin(), a.end
 int main(int argc, char **argv)
 {
     size_t n = (size_t)1 << (argc > 1 ? atoi(argv[1]) : 28);
-    int dev = 0; cudaDeviceProp prop; CK(cudaGetDeviceProperties(&prop, dev));
-    int clockKhz = 0; CK(cudaDeviceGetAttribute(&clockKhz, cudaDevAttrClockRate, dev));
-    printf("%s, %d SMs, clock %d MHz, n = %zu\n", prop.name, prop.multiProcessorCount, clockKhz / 1000, n);
+    hx_device dev;
+    if (hx_device_open(&dev, "trace-tiles") != HX_EXIT_OK) return HX_EXIT_NO_GPU;
+    int clockKhz = 0; CK(cudaDeviceGetAttribute(&clockKhz, cudaDevAttrClockRate, dev.id));
+    printf("%s, %d SMs, clock %d MHz, n = %zu\n", dev.name, dev.sms, clockKhz / 1000, n);
     std::vector<int> h(n);
     for (size_t i = 0; i < n; ++i) h[i] = (int)((i * 2654435761u) >> 29);
     std::vector<int> ref(n); { unsigned s = 0; for (size_t i = 0; i < n; ++i) { ref[i] = (int)s; s += (unsigned)h[i]; } }
@@ -277,10 +277,10 @@ int main(int argc, char **argv)
     double cyc_us = clockKhz / 1000.0;
     bool anyBad = false;
     for (auto &v : vs) {
-        int perSm = 0; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, v.k, v.threads + (v.piped ? 32 : 0), 0));
+        const unsigned resident = hx_resident_blocks(&dev, (const void *)v.k, v.threads + (v.piped ? 32 : 0), 0);
         cudaFuncAttributes fa; CK(cudaFuncGetAttributes(&fa, v.k));
         size_t tile = (size_t)v.threads * v.items, tiles = (n + tile - 1) / tile;
-        unsigned grid = (unsigned)std::min<size_t>(tiles, (size_t)perSm * prop.multiProcessorCount);
+        unsigned grid = (unsigned)std::min<size_t>(tiles, resident);
         std::vector<float> ms;
         for (int r = 0; r < 9; ++r) {
             CK(cudaMemset(out, 0xff, n * 4));
@@ -302,8 +302,8 @@ int main(int argc, char **argv)
         }
         std::sort(ms.begin(), ms.end());
         double med = ms[ms.size() / 2];
-        printf("\n%-24s regs %d, %d blk/SM, grid %u, tiles %zu: median %.3f ms (min %.3f), x memcpy %.2f, %.1f tiles/us, %s (%zu bad)\n",
-               v.name, fa.numRegs, perSm, grid, tiles, med, ms[0], med / mc, tiles / (med * 1000), bad ? "WRONG" : "correct", bad);
+        printf("\n%-24s regs %d, %u blk/SM, grid %u, tiles %zu: median %.3f ms (min %.3f), x memcpy %.2f, %.1f tiles/us, %s (%zu bad)\n",
+               v.name, fa.numRegs, resident / (unsigned)dev.sms, grid, tiles, med, ms[0], med / mc, tiles / (med * 1000), bad ? "WRONG" : "correct", bad);
         const char *pp[6] = {"take index", "load+reduce", "wait for walk", "finish+stash", "walker idle", "walk"};
         const char *po[6] = {"take index", "load+reduce", "look-back", "barrier", "finish+store", ""};
         const char *const *pn = v.piped ? pp : po;

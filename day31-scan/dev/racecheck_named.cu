@@ -43,8 +43,8 @@
  * hand-over slots while their round's barrier was __syncthreads(); with a
  * cuda::barrier they draw none.
  *
- * Build: make -C day31-scan racecheck-named
- * Run:   ./day31-scan/racecheck-named [GRID [FORM]]
+ * Build: make -C day31-scan dev
+ * Run:   ./day31-scan/dev/racecheck-named [GRID [FORM]]
  *        GRID blocks (default 64); FORM one of the six (default: the first
  *        five, one after another). Exit 0 when every block of every form
  *        run received what was sent (racy: whatever it received), 1 when

@@ -1,0 +1,74 @@
+/* scan_lab.h: what scan.cu (the lab) and scan_check.cu (its self-check)
+ * share: how a row is described, and the lab's buffers at one size.
+ * Defined in scan.cu unless said otherwise.
+ */
+#ifndef SCAN_LAB_H
+#define SCAN_LAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hx_args.h"
+#include "hx_bench.h"
+#include "tile_scan.h"
+
+/* A row: which scan, and how it is run. */
+typedef enum { COURSE, WITH, PASS, CUB } Kind;
+enum {
+    INCL = 1,        /* inclusive */
+    SMALL = 2,       /* course: tileGrid 3, grid 5; single pass: 3 blocks */
+    OWN_TOTAL = 4,   /* course: the total into B.total, not the plan's */
+    IN_PLACE = 8,    /* single pass: in == out (course rows always are) */
+    SHIFTED = 16,    /* single pass: the input one int off 16-byte alignment */
+    STALL = 32       /* single pass: the look-back's debug stalls */
+};
+
+typedef struct {
+    const char *name;
+    Kind kind;
+    ScanTileKernel tile;   /* WITH: the tile kernel scanWith runs */
+    unsigned flags;
+} Scan;
+
+/* The bench, and its buffers at the lab's size: B.input, B.want (the
+ * host's exclusive scan), B.output (every row's output), B.total. */
+extern hx_bench B;
+
+/* The bench's row for s at the lab's size. */
+hx_row rowOf(const Scan *s);
+
+/* Device bytes the lab needs at n (shifted non-NULL: with a copy of the
+ * input one int off 16-byte alignment). */
+size_t labBytes(size_t n, void *shifted);
+/* Opens the lab at n, in[0..n) and its reference uploaded, total their
+ * exact sum; labClose frees it all. */
+void labOpen(size_t n, int shifted, const int *in, const int *want,
+             long long total);
+void labClose(void);
+/* labOpen on a random input (scan_check.cu). */
+void labOpenRandom(size_t n, uint64_t seed);
+/* The open lab's levels, tiles and blocks, in words. */
+const char *labShape(char *buf, size_t len);
+/* What the self-check's sizes are built around: the production tile, the
+ * blocks of the production single pass that run at once, SCAN_TILE. */
+hx_size_plan labSizePlan(uint64_t seed);
+
+/* Random inputs are uniform in [0, randomHigh(n)]: 7, lowered so that n
+ * times it fits in int (scan_check.cu). */
+int randomHigh(size_t n);
+
+/* The lesson's kernels. */
+__global__ void scanTileHillisSteele(int *data, size_t n, int *tileSums,
+                                     int inclusive);
+__global__ void scanTileWarp(int *data, size_t n, int *tileSums,
+                             int inclusive);
+#define CHUNK 8
+__global__ void chunkScan(const int *in, int *out, size_t chunks, int incl);
+__global__ void chunkScanRestrict(const int *__restrict__ in,
+                                  int *__restrict__ out, size_t chunks,
+                                  int incl);
+
+/* --check (scan_check.cu). */
+int selfCheck(const hx_opts *o);
+
+#endif

@@ -1,0 +1,196 @@
+/* singlepass_scan.cuh: the production scan, one pass over the data with
+ * decoupled look-back (lookback.cuh), in its one production configuration.
+ * Timed against CUB and the floor by scan.cu; the configurations that
+ * lost are in dev/scan_variants.cu.
+ *
+ * THE KERNEL, singlePassScanPiped. Each block takes tiles of BLOCK *
+ * ITEMS ints in start order (lookbackTakeTile) and loads each as int4
+ * vectors into registers (StripedTile, tile.cuh: ITEMS / 4 independent
+ * 16-byte loads per thread in flight). The block has BLOCK tile threads
+ * and one more warp, the walker (lookbackPipelined): the tile threads scan
+ * tile k within the tile and publish its aggregate while the walker finds
+ * the exclusive prefix of tile k - 1 by the look-back; then the tile
+ * threads add that prefix to tile k - 1 (kept in shared memory) and store
+ * it with int4 stores. So a tile's walk overlaps the next tile's loads.
+ *
+ * CONTRACT (singlePassScan, below):
+ * - in and out are the same array (in place) or do not overlap at all:
+ *   each element is read once, by the thread that later writes its
+ *   result, and nothing else reads it. A partial overlap would let one
+ *   block overwrite input another has not read yet. That is also why
+ *   neither pointer is __restrict__ (scan.cu's chunkScan shows what a
+ *   broken __restrict__ promise does).
+ * - exclusive (inclusive = 0) or inclusive; int sums wrap modulo 2^32.
+ *   Deterministic: the same input gives the same output bits (integer
+ *   adds, in any order, give one result).
+ * - the total (the sum of the whole input) lands in the device int
+ *   *total, written by the walker of the block that handles the last
+ *   tile, like the course scan's; n = 0 launches no kernel (the launcher
+ *   zeroes *total with a memset).
+ * - plan->state holds lookbackBytes(tiles) zero bytes at launch: the
+ *   launcher's memset, counted as a launch in every table; any grid of at
+ *   least one block is correct (plan->grid: a check may make it small).
+ * - 16-byte vectors where in and out are both 16-byte aligned and the tile
+ *   is whole; int loads and stores otherwise (the same layout).
+ * - n below 2^31: tile indices and the look-back's packed sums fit.
+ * - plan->stallNs > 0 turns on the look-back's debug stalls (the checks'
+ *   delayed aggregates and withheld prefixes; 0 in every timed run).
+ * - nothing synchronises with the host; everything is on the stream.
+ */
+#ifndef SINGLEPASS_SCAN_CUH
+#define SINGLEPASS_SCAN_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hx_cuda.h"
+#include "lookback.cuh"
+
+/* BLOCK tile threads and a walker warp (BLOCK + 32 threads a block).
+ * reduce scans the tile in place (x becomes each element's prefix within
+ * the tile) and returns the aggregate; stash keeps x in the thread's own
+ * shared slots; finish adds the tile's prefix and stores. __launch_bounds__
+ * MIN_BLOCKS 1 sets no occupancy target, so ptxas gives the tile the
+ * registers it needs. */
+template <int BLOCK, int ITEMS, int MIN_BLOCKS, class Policy, int SYNC>
+__global__ void __launch_bounds__(BLOCK + 32, MIN_BLOCKS)
+singlePassScanPiped(const int *in, int *out, size_t n,
+                    unsigned long long *state, int *total, int inclusive,
+                    unsigned stallNs)
+{
+    typedef StripedTile<BLOCK, ITEMS> Tile;
+    __shared__ typename Tile::Storage st;
+    __shared__ PipeSlots<int> slots;
+    __shared__ int4 kept[Tile::VECS * BLOCK];
+    const bool aligned = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
+
+    auto reduce = [&](unsigned, size_t, bool, int4 (&x)[Tile::VECS],
+                      auto sync) {
+        unsigned v[Tile::VECS];
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j)
+            v[j] = (unsigned)x[j].x + (unsigned)x[j].y + (unsigned)x[j].z +
+                   (unsigned)x[j].w;
+        /* Contains the barrier after which warp 0 has every warp's
+         * totals. */
+        const unsigned aggregate = Tile::scanUpWith(v, st, sync);
+        /* Everyone reads warp 0's scanned partials. */
+        sync();
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) {
+            const unsigned a = x[j].x, b = x[j].y, c = x[j].z, d = x[j].w;
+            const unsigned e = Tile::exclusiveOf(j, v[j], a + b + c + d, st);
+            const unsigned first = inclusive ? e + a : e;
+            x[j].x = (int)first;
+            x[j].y = (int)(first + (inclusive ? b : a));
+            x[j].z = (int)(first + (inclusive ? b + c : a + b));
+            x[j].w = (int)(first + (inclusive ? b + c + d : a + b + c));
+        }
+        return (int)aggregate;
+    };
+    /* Each thread writes and later reads only its own slots of kept: no
+     * barrier of its own (the round's barrier separates stash and
+     * finish). */
+    auto stash = [&](const int4 (&x)[Tile::VECS], auto) {
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j)
+            kept[j * BLOCK + threadIdx.x] = x[j];
+    };
+    auto finish = [&](unsigned, size_t base, bool vec, int prefix, int) {
+        const unsigned p = (unsigned)prefix;
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j) {
+            int4 y = kept[j * BLOCK + threadIdx.x];
+            y.x = (int)((unsigned)y.x + p);
+            y.y = (int)((unsigned)y.y + p);
+            y.z = (int)((unsigned)y.z + p);
+            y.w = (int)((unsigned)y.w + p);
+            Tile::storeVector(out, base, n, vec, j, y);
+        }
+    };
+    /* 0 pads a partial tile: it adds nothing, and is never stored. */
+    lookbackPipelined<Tile, LookbackSum, Policy, SYNC>(
+        state, slots, in, n, aligned, 0, stallNs, total, reduce, finish,
+        stash);
+}
+
+/* THE PRODUCTION CONFIGURATION: tiles of 256 x 24 ints, a look-back
+ * window of 32 tiles read with relaxed atomics (lookback.cuh, MEMORY
+ * ORDERING), the tile warps meeting at named barrier 1. The measurements
+ * that chose it are in README.md and evidence-h200.txt;
+ * dev/scan_variants.cu (make dev) times it against the others again. */
+#define SCAN_PASS_THREADS 256
+#define SCAN_PASS_ITEMS 24
+#define SCAN_PASS_TILE (SCAN_PASS_THREADS * SCAN_PASS_ITEMS)
+#define SCAN_PASS_BLOCK (SCAN_PASS_THREADS + 32)
+#define SCAN_PASS_NAME "256 x 24 piped, relaxed, window 32"
+
+typedef void (*SinglePassKernel)(const int *, int *, size_t,
+                                 unsigned long long *, int *, int,
+                                 unsigned);
+
+/* The production kernel. */
+static const SinglePassKernel singlePassKernel =
+    singlePassScanPiped<SCAN_PASS_THREADS, SCAN_PASS_ITEMS, 1,
+                        LookbackRelaxed32, PIPE_NAMED>;
+
+/* What the single pass at one n needs on the device. */
+typedef struct {
+    size_t n;
+    size_t tiles;                /* of SCAN_PASS_TILE ints */
+    unsigned long long *state;   /* lookbackBytes(tiles) */
+    unsigned grid;               /* blocks: as many as run at once, at
+                                    most one per tile; any value >= 1 is
+                                    correct (a check may set 3) */
+    unsigned stallNs;            /* the debug stalls; 0 when timed */
+} SinglePassPlan;
+
+/* Device bytes a plan for n ints allocates. */
+inline size_t singlePassBytes(size_t n)
+{
+    return lookbackBytes((n + SCAN_PASS_TILE - 1) / SCAN_PASS_TILE);
+}
+
+inline void singlePassPlanCreate(SinglePassPlan *p, const hx_device *dev,
+                                 size_t n)
+{
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->tiles = (n + SCAN_PASS_TILE - 1) / SCAN_PASS_TILE;
+    HX_CHECK(cudaMalloc(&p->state, singlePassBytes(n)));
+    const unsigned resident = hx_resident_blocks(
+        dev, (const void *)singlePassKernel, SCAN_PASS_BLOCK, 0);
+    p->grid = p->tiles < resident ? (unsigned)(p->tiles ? p->tiles : 1)
+                                  : resident;
+}
+
+inline void singlePassPlanDestroy(SinglePassPlan *p)
+{
+    if (p->state) HX_CHECK(cudaFree(p->state));
+    memset(p, 0, sizeof *p);
+}
+
+/* Launches one run: the state's reset (a memset), then the kernel; 2
+ * launches (n = 0: a memset of *total, 1). */
+inline int singlePassLaunches(const SinglePassPlan *p)
+{
+    return p->n ? 2 : 1;
+}
+
+/* out[i] = in[0] + ... + in[i - 1] (inclusive: + in[i]) for i < p->n,
+ * the total in *total; the contract at the top. */
+inline void singlePassScan(const SinglePassPlan *p, const int *in, int *out,
+                           int *total, int inclusive, cudaStream_t stream)
+{
+    if (p->n == 0) {
+        HX_CHECK(cudaMemsetAsync(total, 0, sizeof(int), stream));
+        return;
+    }
+    HX_CHECK(cudaMemsetAsync(p->state, 0, lookbackBytes(p->tiles), stream));
+    singlePassKernel<<<p->grid, SCAN_PASS_BLOCK, 0, stream>>>(
+        in, out, p->n, p->state, total, inclusive, p->stallNs);
+    HX_CHECK_LAUNCH("singlePassScan");
+}
+
+#endif
