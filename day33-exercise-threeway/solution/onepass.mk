@@ -1,17 +1,36 @@
 # solution/onepass.mk: the three-way split in one pass after a count
-# (solution/onepass.cu). Maintainers only: the student copy has no
-# solution/ folder, so the exercise Makefile includes this fragment with
-# `-include solution/onepass.mk` and nothing else depends on it. Uses the
-# settings of ../harness/harness.mk, which that Makefile includes first.
-#   make threeway-onepass   build ./threeway-onepass
-#   make onepass            build it and run its self-check
+# (solution/onepass.cu, its kernels in solution/singlepass_split3.cuh), and
+# its configurations that lost (solution/dev/). Maintainers only: the
+# student copy has no solution/ folder, so the exercise Makefile includes
+# this fragment with `-include solution/onepass.mk` and nothing else
+# depends on it. Uses the settings of ../harness/harness.mk, which that
+# Makefile includes first.
+#   make threeway-onepass  build ./threeway-onepass
+#   make onepass           build it and run its self-check
+#   make dev               also build build/onepass/split3-variants (the
+#                          configurations that lost, the look-back scheme)
+#   make dev-check         build it and run its --check, a step of
+#                          ../harness/dev-check.sh (without a GPU: a line
+#                          saying it was skipped, exit 0)
+# This file defines no default goal: the Makefile's first target stays it.
+ONEPASS_SAVED_GOAL := $(.DEFAULT_GOAL)
+
 ONEPASS     := threeway-onepass
 ONEPASS_DIR := $(BUILD)/onepass
+SPLIT3_VARIANTS := $(ONEPASS_DIR)/split3-variants
 SCAN_DIR    ?= ../day31-scan
+# What onepass.cu (and so split3_variants.cu, which includes it) reads.
+ONEPASS_DEPS := solution/onepass.cu solution/singlepass_split3.cuh \
+                $(SCAN_DIR)/ranges.cuh $(SCAN_DIR)/tile.cuh \
+                $(SCAN_DIR)/tile_scan.h $(HX_HDRS)
 
-$(ONEPASS_DIR)/onepass.o: solution/onepass.cu $(SCAN_DIR)/lookback.cuh \
-                          $(SCAN_DIR)/ranges.cuh $(SCAN_DIR)/tile_scan.h \
-                          $(HX_HDRS)
+$(ONEPASS_DIR)/onepass.o: $(ONEPASS_DEPS)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_ALL) -c $< -o $@
+
+$(ONEPASS_DIR)/split3_variants.o: solution/dev/split3_variants.cu \
+                                  $(ONEPASS_DEPS) $(SCAN_DIR)/lookback.cuh \
+                                  $(SCAN_DIR)/dev/lookback_variants.cuh
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ALL) -c $< -o $@
 
@@ -25,10 +44,27 @@ $(ONEPASS_DIR)/tile_scan.o: $(SCAN_DIR)/tile_scan.cu $(SCAN_DIR)/tile_scan.h \
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ALL) -c $< -o $@
 
-$(ONEPASS): $(ONEPASS_DIR)/onepass.o $(ONEPASS_DIR)/threeway.o \
-            $(ONEPASS_DIR)/tile_scan.o $(HX_OBJS)
+ONEPASS_LINKED := $(ONEPASS_DIR)/threeway.o $(ONEPASS_DIR)/tile_scan.o \
+                  $(HX_OBJS)
+
+$(ONEPASS): $(ONEPASS_DIR)/onepass.o $(ONEPASS_LINKED)
 	$(NVCC) $(NVCC_ALL) -o $@ $^
 
-.PHONY: onepass
+$(SPLIT3_VARIANTS): $(ONEPASS_DIR)/split3_variants.o $(ONEPASS_LINKED)
+	$(NVCC) $(NVCC_ALL) -o $@ $^
+
+.PHONY: onepass onepass-dev onepass-dev-check dev dev-check
 onepass: $(ONEPASS)
 	./$(ONEPASS) --check
+
+# The exercise's part of the maintainers' dev and dev-check targets.
+dev: onepass-dev
+dev-check: onepass-dev-check
+
+onepass-dev: $(ONEPASS) $(SPLIT3_VARIANTS)
+
+onepass-dev-check: onepass-dev
+	@bash ../harness/dev-check.sh day33-exercise-threeway \
+	    "$(SPLIT3_VARIANTS) --check"
+
+.DEFAULT_GOAL := $(ONEPASS_SAVED_GOAL)
