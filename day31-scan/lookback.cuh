@@ -33,18 +33,15 @@
  * publishes its prefix at once. A tile rarely waits for the tile before it
  * to finish: only for it to have reduced its own elements.
  *
- * WHY THE WINDOW'S WIDTH MATTERS. Each round of the walk costs one round
- * trip to the L2. A tile finds a prefix in its first window only if a tile
- * of that window has finished its own walk, so prefixes spread forward by
- * at most one window per round trip: with windows of W tiles and round
- * trips of L, at most W / L tiles per unit of time finish, however many
- * blocks run. At 4 TB/s, reads and writes together, tiles of 4,096 ints
- * go by at about 120 per microsecond: a window of 32 keeps up only while a
- * round trip takes less than a quarter of a microsecond; 64 or 128 would
- * leave room (LookbackPolicy). Measured on an H200 (dev/scan_variants.cu,
- * day31-scan/evidence-h200.txt), the plain tile loop was faster with
- * windows of 32 than of 128: the wider walk costs registers and reads, and
- * did not pay for itself there. The production rows use 32.
+ * WHAT THE WINDOW'S WIDTH COSTS. Each round of the walk costs one round
+ * trip to the L2. A narrow window costs a walk more rounds when the
+ * nearest prefix is far back: latency per tile, not a cap on how fast
+ * tiles finish (a walk that finds only aggregates moves back, keeps
+ * combining, and then publishes a prefix many windows ahead of the last
+ * one it read). A wide window costs every tile more reads per lane each
+ * round and the registers to hold them (LookbackPolicy). Measured on an
+ * H200 (dev/scan_variants.cu; day31-scan/NOTES.md), the plain tile loop
+ * was faster with windows of 32 than of 128. The production rows use 32.
  *
  * WHAT A CALLER PROVIDES
  * - Ops, the aggregate's policy (LookbackSum, LookbackCounts below, or its
@@ -87,11 +84,13 @@
  * at a smaller index, and the block holding it is running now (it took the
  * index while running) or has finished: by induction from tile 0, which
  * waits for nobody, every wait ends, with any number of blocks and any
- * scheduling. With blockIdx.x as the tile index this fails: CUDA does not
- * promise to start blocks in index order, so block k may be resident and
- * spinning on block k - 1 that has not started; when every resident block
- * spins on one that cannot start until a resident block finishes, nothing
- * moves again.
+ * scheduling. With blockIdx.x as the tile index this is not promised:
+ * CUDA does not guarantee that blocks start in index order, so block k
+ * could be resident and spinning on block k - 1 that has not started;
+ * when every resident block spins on one that cannot start until a
+ * resident block finishes, nothing moves again. Today's GPUs start blocks
+ * in index order (CUB's scan relies on it), so the risk is portability,
+ * not a hang on some runs; the counter removes it for one atomic a tile.
  *
  * MEMORY ORDERING. A status word holds the flag and the value together and
  * is written and read whole (64 bits, through cuda::atomic_ref at device
@@ -398,8 +397,8 @@ lookbackTileWith(unsigned long long *state, unsigned tile,
  * In the plain tile loops (dev/lookback_variants.cuh: one tile at a time,
  * or loading ahead) the whole block waits while its warp 0 walks back,
  * and a block's tile takes its index, its loads, its walk and its stores
- * one after the other. Measured with clock64() stamps on an H200 (the
- * lesson's table), the walk was over half of a tile's time: the window's
+ * one after the other. Measured with clock64() stamps on an H200
+ * (dev/trace_tiles.cu; day31-scan/NOTES.md), the walk was over half of a tile's time: the window's
  * nearest words are often still invalid, because the tiles just before
  * are still loading. Here the block has one more warp, the walker, and
  * its BLOCK threads (the tile's) never walk:

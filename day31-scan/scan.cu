@@ -118,8 +118,9 @@ __global__ void scanTileWarp(int *data, size_t n, int *__restrict__ tileSums,
 }
 
 /* ---- What __restrict__ promises, broken on purpose ----------------------
- * A __restrict__ parameter promises that, while the function runs, what
- * it reaches is accessed through it alone. chunkScan scans each chunk of
+ * A __restrict__ parameter promises that, while the function runs, an
+ * object it reaches that is modified is accessed through it alone (one
+ * such pointer is enough to break it). chunkScan scans each chunk of
  * CHUNK ints serially, exclusive, then (inclusive) adds each input back.
  * Called in place, it reads in[] back after writing out[] there, and so
  * adds each prefix to itself: what its source says. chunkScanRestrict, the

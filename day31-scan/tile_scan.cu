@@ -15,8 +15,9 @@
 
 /* data is read and then written through the same pointer: the scan runs in
  * place. __restrict__ on data would be a true promise (within the kernel
- * the tile is reached through data alone; the hazard the qualifier guards
- * is two pointers reaching the same bytes), but it would buy nothing: the
+ * the tile is reached through data alone; the promise breaks as soon as
+ * an object modified through one pointer is also reached through another,
+ * restricted or not), but it would buy nothing: the
  * kernel writes through data, so its loads cannot take the read-only
  * path. tileSums never overlaps data, and says so. */
 __global__ void scanTile(int *data, size_t n, int *__restrict__ tileSums,

@@ -6,7 +6,10 @@
  * kept) plus its rank among the others. E is known only once every
  * element has been looked at, so a pass that only reads (countRanges)
  * comes first, and the placing pass (partitionRanges) reads and writes:
- * 3n ints of traffic, the least a stable partition with its count moves.
+ * 3n ints of traffic for every mix. That is this scheme's price, not every
+ * stable scheme's: writing the others backwards from the end of out and
+ * turning them round moves 2n plus twice the others. Counting first costs
+ * the same for every mix, and no block waits for another.
  *
  * The scheme is "counts per block" (../day31-scan/ranges.cuh): both passes
  * run the same grid of G blocks, and block b takes the same contiguous

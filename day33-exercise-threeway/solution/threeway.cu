@@ -24,8 +24,9 @@
  * The third group needs no scan of its own: every element before i that
  * is neither negative nor zero is positive, so its positive rank is what
  * remains of i once the other two ranks are taken away. A k-way split thus
- * costs k - 1 scans. Ranks are exclusive and counted in input order, which
- * is what keeps each group stable. */
+ * needs k - 1 counts per element (here one scan each; one scan over packed
+ * counts could carry them all). Ranks are exclusive and counted in input
+ * order, which is what keeps each group stable. */
 __global__ void scatterThreeWay(const int* __restrict__ in,
                                 const int* __restrict__ negRank,
                                 const int* __restrict__ zeroRank,
