@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 
-from . import listing, machine, merge, pipeline, reports, running
+from . import clean, listing, machine, merge, pipeline, reports, running
 
 GRACE = 15.0            # s the grader waits beyond the driver's own watchdog
 SANITIZE_SLOWDOWN = 4   # memcheck's run may take this many times longer
@@ -114,7 +114,7 @@ class Log:
 
     def __call__(self, msg):
         with self.lock:
-            print(msg, file=self.stream, flush=True)
+            print(clean.text(msg), file=self.stream, flush=True)
 
 
 def stop_now(signum, frame):
@@ -255,6 +255,8 @@ def setup_machine(cfg, args, log, arch_known):
         raise pipeline.NoGpu("; ".join(bad))
     for g, line, _ in found:
         log("  %s%s" % ("GPU %s: " % g if g else "", line))
+    cfg.locks = {g: machine.lock_path(g, machine.gpu_uuid(line))
+                 for g, line, _ in found}
     cfg.arch = cfg.arch or " ".join(sorted({cc for _, _, cc in found},
                                            key=int))
     arch_known()

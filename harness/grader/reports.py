@@ -9,10 +9,11 @@ OUT/submissions/<folder>/results.json   Gradescope's results format
 OUT/submissions/<folder>/log.txt        what was run and what it said
 OUT/submissions/<folder>/events.jsonl   the driver's result file(s)
 
-Every text cell of a CSV that a spreadsheet could read as a formula
-(starting with = + - @, a tab or a carriage return, after any spaces) is
-prefixed with a single quote. Folder names come from listing.folder_names
-and never leave OUT/submissions.
+Every text this module writes is cleaned first (clean.py: control and
+format characters as visible escapes). Then every text cell of a CSV
+that a spreadsheet could read as a formula (starting with = + - @, a tab
+or a carriage return, after any spaces) is prefixed with a single quote. Folder names come from
+listing.folder_names and never leave OUT/submissions.
 """
 
 import csv
@@ -20,7 +21,7 @@ import json
 import os
 import shutil
 
-from . import judge
+from . import clean, judge
 
 CSV_COLUMNS = ("submission", "status", "reason", "found_b1", "found_b2",
                "first_bad", "x_copy", "answer", "score", "max_score",
@@ -45,8 +46,9 @@ def write_csv(path, columns, rows):
         w = csv.DictWriter(f, fieldnames=columns)
         w.writeheader()
         for r in rows:
-            w.writerow({k: neutralise(r.get(k, "")) if k in TEXT_COLUMNS
-                        else r.get(k, "") for k in columns})
+            w.writerow({k: neutralise(clean.cell(r.get(k, "")))
+                        if k in TEXT_COLUMNS else clean.cell(r.get(k, ""))
+                        for k in columns})
 
 
 def write_tables(out, grades, gradescope, timings, meta):
@@ -58,8 +60,8 @@ def write_tables(out, grades, gradescope, timings, meta):
               gradescope)
     write_csv(os.path.join(out, "timings.csv"), TIMING_COLUMNS, timings)
     with open(os.path.join(out, "shard.json"), "w") as f:
-        json.dump(meta, f, indent=1)
-    summary = summary_text(grades)
+        json.dump(clean.data(meta), f, indent=1)
+    summary = clean.text(summary_text(grades))
     with open(os.path.join(out, "summary.txt"), "w", encoding="utf-8") as f:
         f.write(summary)
     return summary
@@ -141,7 +143,7 @@ def write_submission(out, sub, comp, run, san, san_log, v, elapsed, seed):
                "output": output, "visibility": "visible", "tests": v.tests}
     with open(os.path.join(folder, "results.json"), "w",
               encoding="utf-8") as f:
-        json.dump(results, f, indent=1, ensure_ascii=False)
+        json.dump(clean.data(results), f, indent=1, ensure_ascii=False)
         f.write("\n")
     log = ["submission %s" % sub.name, "grading seed %s; this file's seed %s"
            % (seed, comp.seed), "verdict: %s %s: %s" % (v.status, v.reason,
@@ -168,7 +170,7 @@ def write_submission(out, sub, comp, run, san, san_log, v, elapsed, seed):
     if san_log:
         log.append("\ncompute-sanitizer's log:\n" + san_log[:8000])
     with open(os.path.join(folder, "log.txt"), "w", encoding="utf-8") as f:
-        f.write("\n".join(log) + "\n")
+        f.write(clean.text("\n".join(log)) + "\n")
 
 
 def summary_text(rows):
