@@ -2,9 +2,13 @@
 
 A class is one of:
   - a folder of submission folders, one per student (hidden entries,
-    plain files and symbolic links are skipped);
-  - a folder that is itself one submission (it holds threeway.cu, or
-    day33-exercise-threeway/threeway.cu): graded as a class of one;
+    plain files and symbolic links are skipped), whatever the students'
+    folders are named: "day33-exercise-threeway" or "threeway.cu" is a
+    student's folder like any other;
+  - a folder that is itself one submission: it holds a file threeway.cu
+    (a file, not a folder of that name), or it is a clone of the course
+    (day33-exercise-threeway/ holds threeway.cu and no other sub-folder
+    holds a kernel): graded as a class of one;
   - a Gradescope "export submissions" folder (submission_metadata.yml
     beside submission_<id>/ folders): each submission is named by its
     submitters;
@@ -28,7 +32,8 @@ import json
 import os
 import re
 import stat
-import unicodedata
+
+from . import clean
 
 KERNEL = "threeway.cu"
 ANSWER = "answer.txt"
@@ -56,12 +61,10 @@ class Submission:
 
 
 def display(raw):
-    """A name as printable text: undecodable bytes as \\xNN, control and
-    format characters (newlines, escapes, bidi overrides) as \\uXXXX."""
-    text = raw.encode("utf-8", "surrogateescape").decode(
-        "utf-8", "backslashreplace")
-    return "".join("\\u%04x" % ord(c) if unicodedata.category(c) in
-                   ("Cc", "Cf", "Zl", "Zp") else c for c in text)
+    """A name as printable text on one line: undecodable bytes, control
+    and format characters (newlines, escapes, bidi overrides) as visible
+    escapes (clean.line)."""
+    return clean.line(raw)
 
 
 def folder_names(keys):
@@ -136,21 +139,47 @@ def _folders(path):
     return out
 
 
+def _is_kernel_entry(path):
+    """An entry that can only be the kernel: a file, a link or anything
+    else named threeway.cu, but never a real folder of that name (a
+    student's folder may be called threeway.cu)."""
+    return os.path.lexists(path) and not (os.path.isdir(path) and
+                                          not os.path.islink(path))
+
+
 def _holds_kernel(folder):
-    return any(os.path.lexists(os.path.join(folder, *p)) for p in
-               ((KERNEL,), (CLASSROOM_DIR, KERNEL)))
+    """Is folder one submission? It holds the kernel file itself, or it is
+    a clone of the course: day33-exercise-threeway/ holds the kernel and
+    no other sub-folder looks like a submission (holds a kernel at its
+    top, in its day33-exercise-threeway/, or one folder down). A folder
+    with two or more sub-folders holding kernels is a class, whatever
+    they are named."""
+    if _is_kernel_entry(os.path.join(folder, KERNEL)):
+        return True
+    if not _is_kernel_entry(os.path.join(folder, CLASSROOM_DIR, KERNEL)):
+        return False
+    return not any(_candidates(os.path.join(folder, e)) for e in
+                   _folders(folder) if e != CLASSROOM_DIR)
+
+
+def _candidates(folder):
+    """([the kernel's places at the top], [its places one folder down])
+    of a submission folder, those that exist."""
+    tops = [p for p in (os.path.join(folder, KERNEL),
+                        os.path.join(folder, CLASSROOM_DIR, KERNEL))
+            if _is_kernel_entry(p)]
+    below = sorted(p for e in _folders(folder) for p in (
+        os.path.join(folder, e, KERNEL),
+        os.path.join(folder, e, CLASSROOM_DIR, KERNEL))
+        if _is_kernel_entry(p))
+    return (tops, below) if tops or below else None
 
 
 def find_kernel(folder):
     """(path, None, note) for a usable kernel, else (None, problem, "")."""
-    tops = [os.path.join(folder, KERNEL),
-            os.path.join(folder, CLASSROOM_DIR, KERNEL)]
-    for cand in tops:
-        if os.path.lexists(cand):
-            return _usable(cand, folder)
-    below = sorted(p for e in _folders(folder) for p in (
-        os.path.join(folder, e, KERNEL),
-        os.path.join(folder, e, CLASSROOM_DIR, KERNEL)) if os.path.lexists(p))
+    tops, below = _candidates(folder) or ([], [])
+    if tops:
+        return _usable(tops[0], folder)
     if below:
         path, problem, _ = _usable(below[0], folder)
         note = "" if len(below) == 1 else "%d files named %s; graded %s" % (
