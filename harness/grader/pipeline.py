@@ -7,14 +7,19 @@ Nothing waits for a whole other stage. At once, side by side:
     every submission, each compile at a lower CPU priority (NICE) than
     the drivers, so that it fills the time they leave and never delays
     one (a driver's timing holds the GPU alone for milliseconds);
-  - the run pool (at most --per-gpu drivers a GPU, --jobs in all): a
-    submission runs as soon as it is compiled and the driver is built:
+  - the run pool (--jobs drivers in all, at most --per-gpu on any one
+    GPU: each driver takes a slot of the least busy GPU of --gpus and
+    keeps it for its full plan and its memcheck run). The reference
+    solution runs first, on every GPU of --gpus, and must pass before
+    any submission's driver starts: no submission can delay it or share
+    the GPU with it. Then a submission runs as soon as it is compiled:
     the driver's full plan, then compute-sanitizer's small run when the
-    plan ended normally. The reference runs in it like any submission, on
-    every GPU of --gpus; nothing waits for it but the verdicts;
-  - the finisher (one thread): judges each submission once the reference
-    has passed on its GPU (the reference's x_copy is the performance
-    yardstick) and writes its folder at once.
+    plan ended normally. Every driver is under running.py's watchdogs:
+    one that stalls is killed with its process group (its GPU lock goes
+    with it) and is that submission's timeout alone;
+  - the finisher (one thread): judges each submission (the reference's
+    x_copy on its GPU is the performance yardstick) and writes its
+    folder at once.
 If no GPU is usable, or the reference fails, every task still queued
 stops, the tasks under way end on their own, and nothing is written.
 """
@@ -45,6 +50,9 @@ class Pipeline:
         self.failure, self.no_gpu = None, None
         self.graded, self.done, self.lock = {}, 0, threading.Lock()
         self.futures, self.ref_left = [], 0
+        self.held = {g: 0 for g in cfg.gpus}    # drivers on each GPU now
+        self.slot_free = threading.Condition(self.lock)
+        self.waiting = []   # compiled submissions waiting for the reference
         self.marks = {}     # when the machine, the reference were ready
         if cfg.arch:
             self.arch_ready.set()
@@ -101,8 +109,39 @@ class Pipeline:
         with self.lock:
             self.failure = self.failure or failure or "no usable GPU"
             self.no_gpu = self.no_gpu or no_gpu
+            self.waiting = []
         for ev in (self.arch_ready, self.machine_ready, self.ref_ready):
             ev.set()
+
+    def _reference_passed(self):
+        """The reference passed on every GPU: the submissions' drivers
+        that waited for it start now."""
+        with self.lock:
+            self.marks["reference"] = round(self.clock(), 3)
+            self.ref_ready.set()
+            waiting, self.waiting = self.waiting, []
+        for args in waiting:
+            self._submit("run", self._run, *args)
+
+    def _take_gpu(self, want=None):
+        """A driver slot on GPU want, or on the least busy GPU of --gpus
+        (the first such in --gpus' order); waits while none is free.
+        --per-gpu drivers at most on any one GPU."""
+        with self.slot_free:
+            while True:
+                free = [g for g in ([want] if want in self.held else
+                                    self.cfg.gpus)
+                        if self.held[g] < self.cfg.per_gpu]
+                if free:
+                    gpu = min(free, key=lambda g: self.held[g])
+                    self.held[gpu] += 1
+                    return gpu
+                self.slot_free.wait()
+
+    def _give_gpu(self, gpu):
+        with self.slot_free:
+            self.held[gpu] -= 1
+            self.slot_free.notify_all()
 
     def _wait_all(self):
         """Until every task, and every task they started, has ended."""
@@ -163,6 +202,10 @@ class Pipeline:
         if comp is None:
             return
         if comp.ok and not self.cfg.build_only:
+            with self.lock:
+                if not self.ref_ready.is_set():
+                    self.waiting.append((k, s, comp))
+                    return
             self._submit("run", self._run, k, s, comp)
         else:
             self._submit("finish", self._finish, s, comp, None, None, "",
@@ -174,7 +217,11 @@ class Pipeline:
             return
         result = os.path.join(self.cfg.state, "reference-%s.jsonl"
                               % (gpu or "default"))
-        run = self._driver(comp, result, gpu)
+        self._take_gpu(gpu)
+        try:
+            run = self._driver(comp, result, gpu)
+        finally:
+            self._give_gpu(gpu)
         reason, detail = judge.classify(run)
         timing = run.first("timing") or {}
         where = " on GPU %s" % gpu if gpu else ""
@@ -197,16 +244,23 @@ class Pipeline:
         with self.lock:
             self.ref_x[gpu] = timing.get("x_copy")
             self.ref_left -= 1
-            if self.ref_left == 0:
-                self.marks["reference"] = round(self.clock(), 3)
-                self.ref_ready.set()
+            last = self.ref_left == 0
+        if last:
+            self._reference_passed()
 
     def _run(self, k, s, comp):
         self.machine_ready.wait()
+        self.ref_ready.wait()
         if self.failure:
             return
+        gpu = self._take_gpu()
+        try:
+            self._run_on(k, s, comp, gpu)
+        finally:
+            self._give_gpu(gpu)
+
+    def _run_on(self, k, s, comp, gpu):
         cfg = self.cfg
-        gpu = cfg.gpus[k % len(cfg.gpus)]
         folder = os.path.join(cfg.state, "runs", str(k))
         os.makedirs(folder, exist_ok=True)
         run = san = None
