@@ -105,6 +105,11 @@ def classify(run):
     if module and module.get("status") != "ok":
         return "load_error", "the module does not load: %s" % (
             module.get("error") or module.get("status"))
+    if run.rc == 5:     # before any fault event: its atexit handler writes
+        # one for this exit too, yet a GPU without room (another process's
+        # memory, or a plan too large) is never the kernel's doing
+        return "gpu_memory", "the plan does not fit the GPU's memory " \
+            "(exit 5): " + _stderr_line(run)
     fault, stop = run.first("fault"), run.first("timeout")
     if fault:
         return "crash", "%s: %s failed: %s" % (
