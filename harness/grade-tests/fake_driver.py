@@ -5,7 +5,10 @@ without a GPU. It runs no kernel. It writes the result file's JSON Lines
 events, exits with the codes, hangs, crashes or floods its output, as the
 module file asks: a line "FAKE:<behaviour>" anywhere in it (run_tests.py's
 fake compile stage copies the source into the module). Without one it
-behaves as a passing submission with x_copy 10. "batch_<behaviour>"
+behaves as a passing submission with x_copy 10. With FAKE_LOCK=1 in the
+environment it takes the --lock file as the driver does (fcntl: shared
+for its runs, exclusive for hang_timing's stalled timing), writing a
+"lock" event with state "wait" before and "held" after. "batch_<behaviour>"
 writes every run's "start" first, as the driver does for the runs of one
 batch, then the behaviour's results, faults and ends. It exits 9 at once
 when the tool did not set CUDA_DEVICE_MAX_CONNECTIONS=1.
@@ -65,8 +68,9 @@ def main(argv):
     if mode.startswith("sleep_"):   # a slow start, then a pass
         time.sleep(float(mode[6:]))
     emit(event="begin", seed=int(arg(argv, "--seed")), plan=plan, runs=runs,
-         gpu="Fake GPU", cc="9.0", sms=1, l2_bytes=1 << 20, driver=13000,
-         runtime=13000)
+         visible=os.environ.get("CUDA_VISIBLE_DEVICES"),
+         lock=arg(argv, "--lock"), gpu="Fake GPU", cc="9.0", sms=1,
+         l2_bytes=1 << 20, driver=13000, runtime=13000)
     if mode == "signature":
         emit(event="module", status="signature",
              entries=["_Z15scatterThreeWayPKiS0_S0_PiiS0_S0_"])
@@ -90,6 +94,16 @@ def main(argv):
         emit(event="start", run=k, label=label, n=n, mix="thirds", blocks=3,
              block=64)
 
+    lock = None
+    if os.environ.get("FAKE_LOCK") == "1" and arg(argv, "--lock"):
+        # As the driver: the GPU lock shared around the runs, exclusive
+        # while timing; a staller keeps it until it is killed.
+        import fcntl
+        lock = open(arg(argv, "--lock"), "r+")    # held until exit
+        emit(event="lock", state="wait")
+        fcntl.lockf(lock, fcntl.LOCK_EX if mode == "hang_timing"
+                    else fcntl.LOCK_SH)
+        emit(event="lock", state="held")
     if batch:
         for k in range(runs):
             start(k)
@@ -110,6 +124,13 @@ def main(argv):
             os.kill(os.getpid(), signal.SIGSEGV)
         if mode == "exit4_silent" and k == 3:
             return 4
+        if mode == "nomem" and k == 1:  # cudaMalloc failed: the driver's
+            # exit handler still writes a fault event, then exits 5
+            print("threeway: the run's buffers do not fit in device memory",
+                  file=sys.stderr)
+            emit(event="fault", run=k, phase="check", call="cudaMalloc",
+                 error="cudaErrorMemoryAllocation")
+            return 5
         status = "pass"
         if mode in ("boundary", "unwritten_group") and k >= 1:
             status = "boundary" if mode == "boundary" else "unwritten"
@@ -136,6 +157,8 @@ def main(argv):
         emit(event="fault", run=None, phase="timing", call="cuEventSynchronize",
              error="CUDA_ERROR_LAUNCH_FAILED")
         return 4
+    if mode == "hang_timing" and "--time" in argv:
+        time.sleep(3600)        # every check passed; stalls in the timing
     if "--time" in argv:
         x = float(mode[5:]) if mode.startswith("slow_") else 10.0
         if mode == "timing_bad":

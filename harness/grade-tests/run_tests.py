@@ -15,8 +15,10 @@ package harness/grader/).
    fake compile copies each file into its "module". Every verdict the
    driver's events, exit codes and signals can give, the watchdogs, the
    performance points, the reference failing, identical submissions
-   scoring alike; the runs going on while the reference runs, only the
-   verdicts waiting for it; SIGTERM killing every driver under way.
+   scoring alike; SIGTERM killing every driver under way.
+   test_hardening.py: the reference first, stallers, --per-gpu, the lock's
+   place, gpu_memory, SIGTERM while compiling, control bytes in every
+   output, class layouts, the events' index.
 3. The compile stage through harness/grader/compiler.py: the corpus
    (corpus/, expected verdicts in expected.csv) graded with --build-only
    for ARCH 75, every compile-stage verdict exact and every other case
@@ -61,6 +63,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the repository
 sys.path.insert(0, HARNESS)
 from grader import (cli, compiler, compiling, judge,  # noqa: E402
                     listing, machine, reports, running)
+import test_hardening  # noqa: E402
 
 RESULTS = {"passed": 0, "failed": 0}
 
@@ -118,7 +121,7 @@ def test_process(tmp):
     check(r.rc == 0 and r.out.total == 32 << 20 and
           len(r.output()) < 5 * running.CAP, "flood: 32 MiB per stream read "
           "through, %d characters kept" % len(r.output()))
-    check("\\u001b" in _capped(b"\x1b[31mred\x00"), "output: control "
+    check("\\x1b" in _capped(b"\x1b[31mred\x00"), "output: control "
           "characters escaped")
     hang = ("import json,time\nf=open(%r,'w')\nf.write(json.dumps({'event':"
             "'start','run':7,'label':'n=9'})+'\\n')\nf.flush()\n"
@@ -412,7 +415,6 @@ def test_fake_runs(tmp):
               runs == [20.0] * 4, "--gpus 0,1 --no-sanitize: the reference "
               "timed on each GPU, no memcheck, 4 runs of 20 points")
         shutil.rmtree(out)
-        test_overlap(tmp, klass, out, tools)
         test_stop(tmp, klass, tools)
         ref = os.path.join(tmp, "ref.cu")
         with open(ref, "w") as f:
@@ -476,30 +478,6 @@ def drivers_of(out):
         except OSError:
             continue
     return found
-
-
-def test_overlap(tmp, klass, out, tools):
-    """The runs do not wait for the reference; only the verdicts do."""
-    few = os.path.join(tmp, "overlap")
-    for marker in ("pass", "boundary"):
-        shutil.copytree(os.path.join(klass, marker), os.path.join(few, marker))
-    ref = os.path.join(tmp, "slow-ref.cu")
-    with open(ref, "w") as f:
-        f.write("// FAKE:sleep_3\n")
-    rc, text = grade([few, "--out", out, "--driver", tools["driver"],
-                      "--no-sanitize", "--reference-module", ref, "--jobs",
-                      "4", "--seed", "7"])
-    times = read_rows(out, "timings.csv")
-    with open(os.path.join(out, "shard.json")) as f:
-        meta = json.load(f)
-    ready = meta.get("reference_ready_s") or 0
-    check(rc == 0 and len(times) == 2 and ready >= 3 and all(
-        float(t["end_at"]) < ready - 1 <= float(t["done_at"]) for t in times),
-          "the runs go on while the reference runs (3 s); the verdicts "
-          "wait for it: ends %s, written %s, reference at %s s" % (
-              [t.get("end_at") for t in times],
-              [t.get("done_at") for t in times], ready))
-    shutil.rmtree(out)
 
 
 def _check_fake_details(out, rows):
@@ -880,6 +858,7 @@ def main():
         test_fake_runs(tmp)
         test_corpus_compile(tmp)
         test_shards(tmp)
+        test_hardening.run(sys.modules[__name__], tmp)
         if cc:
             test_gpu(tmp, args.keep and os.path.abspath(args.keep))
         else:
