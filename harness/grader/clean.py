@@ -19,6 +19,7 @@ The CSV formula guard is a separate question (reports.neutralise): a
 cleaned cell may still start with "=".
 """
 
+import re
 import unicodedata
 
 _UNSAFE_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp", "Co", "Cn")
@@ -36,12 +37,20 @@ def _unsafe(c):
     return unicodedata.category(c) in _UNSAFE_CATEGORIES
 
 
+_ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def text(s, keep="\n\t"):
     """s with every control or format character escaped but those in keep
     (by default newlines and tabs: a multi-line message stays one)."""
     if not isinstance(s, str):
         s = str(s)
-    if s.isprintable() or not any(_unsafe(c) and c not in keep for c in s):
+    if s.isprintable():     # the common cases, without a look per character
+        return s
+    if s.isascii():
+        return _ASCII_CONTROL.sub(lambda m: m.group() if m.group() in keep
+                                  else _escape_char(m.group()), s)
+    if not any(_unsafe(c) and c not in keep for c in s):
         return s
     return "".join(_escape_char(c) if c not in keep and _unsafe(c) else c
                    for c in s)
@@ -62,6 +71,8 @@ def data(obj):
     multi-line strings kept multi-line."""
     if isinstance(obj, str):
         return text(obj)
+    if obj is None or isinstance(obj, (bool, int, float)):
+        return obj
     if isinstance(obj, dict):
         return {text(k) if isinstance(k, str) else k: data(v)
                 for k, v in obj.items()}
