@@ -13,6 +13,7 @@ for the driver, a fake nvcc for the compiler where a compile must hang.
 - the GPU lock file is node-local (HX_LOCK_DIR here), named by the GPU's
   UUID from the probe's line, never under OUT;
 - exit 5 (no room on the GPU) after a fault event is gpu_memory;
+- a result status the tool does not know is one submission's tool_error;
 - SIGTERM while compiling leaves no compiler process and no scratch folder;
 - control bytes (a compile error quoting escape sequences, a BEL in
   answer.txt, a bidi override in a name) reach no output raw;
@@ -44,6 +45,7 @@ def run(rt, tmp):
         test_reference_first_and_stallers(rt, tmp, tools)
         test_per_gpu(rt, tmp, tools)
         test_gpu_memory(rt, tmp, tools)
+        test_unknown_status(rt, tmp, tools)
     test_stop_compiling(rt, tmp)
     test_control_bytes(rt, tmp)
 
@@ -193,6 +195,20 @@ def test_per_gpu(rt, tmp, tools):
              "each GPU's drivers share the lock named by its UUID")
 
 
+def test_unknown_status(rt, tmp, tools):
+    klass = make_class(os.path.join(tmp, "unknown"), [
+        ("a", "pass"), ("b", "unknown_status"), ("c", "pass")])
+    out = os.path.join(tmp, "unknown-out")
+    rc, text = rt.grade([klass, "--out", out, "--driver", tools["driver"],
+                         "--no-sanitize", "--seed", "7"])
+    got = {k.split("/")[-1]: r.get("reason")
+           for k, r in rt.by_folder(rt.read_rows(out)).items()}
+    rt.check(rc == 0 and got == {"a": "pass", "b": "tool_error",
+                                 "c": "pass"}, "a result status the tool "
+             "does not know is that submission's tool_error, the class goes "
+             "on: exit %s, %s" % (rc, got))
+
+
 def test_gpu_memory(rt, tmp, tools):
     klass = make_class(os.path.join(tmp, "nomem"), [("full_gpu", "nomem")])
     out = os.path.join(tmp, "nomem-out")
@@ -309,6 +325,8 @@ def test_control_bytes(rt, tmp):
         f.write(b'#error "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x9b"\n')
     with open(os.path.join(klass, evil, "answer.txt"), "wb") as f:
         f.write(b"It is stable\x07 and\r hidden\x1b[8m.\n")
+    os.makedirs(os.path.join(klass, "starter"))     # one that compiles
+    shutil.copy(rt.STARTER, os.path.join(klass, "starter", "threeway.cu"))
     out = os.path.join(tmp, "controls-out")
     rc, text = rt.grade([klass, "--out", out, "--build-only", "--arch", "75",
                          "--seed", "7"])
@@ -325,12 +343,16 @@ def test_control_bytes(rt, tmp):
                 found[os.path.relpath(path, out)] = raw_controls(body)
     bad = {k: v for k, v in found.items() if v}
     rows = rt.read_rows(out)
-    r = rows[0] if rows else {}
+    r = rows[0] if rows else {}     # "evil..." sorts before "starter"
     rt.check(rc == 0 and len(found) >= 6 and not bad, "control bytes in a "
              "compile error, answer.txt and a name: none raw in %d outputs "
              "(console, %s)%s" % (len(found), ", ".join(sorted(
                  k for k in found if k != "console")[:6]),
                  ": raw in %s" % bad if bad else ""))
+    modules = os.listdir(os.path.join(out, ".grader", "modules"))
+    rt.check(rc == 0 and len(rows) == 2 and rows[1].get("reason") ==
+             "not_run" and not modules, "--build-only leaves no module in "
+             "OUT/.grader/modules (%d left)" % len(modules))
     rt.check(r.get("reason") == "compile_error" and
              "\\x1b" in r.get("detail", "") and
              "\\x07" in r.get("answer", "") and

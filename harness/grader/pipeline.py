@@ -208,6 +208,8 @@ class Pipeline:
                     return
             self._submit("run", self._run, k, s, comp)
         else:
+            if not self.cfg.keep and comp.ok and comp.module:
+                _remove(comp.module)    # never run (--build-only): not kept
             self._submit("finish", self._finish, s, comp, None, None, "",
                          None, None)
 
@@ -278,10 +280,7 @@ class Pipeline:
         except OSError as e:        # the tool could not start a process
             broken = e
         if not cfg.keep:
-            try:
-                os.remove(comp.module)
-            except OSError:
-                pass
+            _remove(comp.module)
         self._submit("finish", self._finish, s, comp, run, san, san_log, gpu,
                      broken)
 
@@ -303,6 +302,9 @@ class Pipeline:
                 raise broken
             v = judge.judge(comp, run, san, san_log, self.ref_x.get(gpu),
                             self.cfg)
+            if v.reason not in judge.REASONS:
+                raise ValueError("the verdict %r is not one the tool knows"
+                                 % (v.reason,))
         except Exception as e:      # a fault of this tool: this one only
             v = judge.judge(comp, None, None, "", None, self.cfg)
             v.reason = "tool_error"
@@ -329,3 +331,10 @@ def _read(path, limit):
             return f.read(limit).decode("utf-8", "replace")
     except OSError:
         return ""
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
