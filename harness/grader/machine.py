@@ -135,8 +135,10 @@ def build_driver(arch, nvcc, jobs):
 # every user on the node (never OUT, which on a cluster is a shared file
 # system where two nodes' runs would exclude each other, and never
 # $TMPDIR, which a cluster often makes per job, so that two jobs on one
-# node would not). HX_LOCK_DIR in the environment overrides it.
-LOCK_DIRS = ("/dev/shm", "/run/lock", "/var/lock", "/tmp")
+# node would not). /run/lock first: Slurm's job_container/tmpfs gives each
+# job a /tmp and a /dev/shm of its own. The first that this user may
+# write; HX_LOCK_DIR in the environment overrides them.
+LOCK_DIRS = ("/run/lock", "/var/lock", "/dev/shm", "/tmp")
 UUID = re.compile(r"\b(GPU-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-"
                   r"[0-9a-fA-F]{12})\b")
 
