@@ -164,10 +164,12 @@ chmod -R a+rX "$work"
 t1=$(date +%s.%N)
 # The node has as few as 2 CPUs: the tasks ask for one each (the
 # recipe's own requests are a real cluster's).
-ids=$(SEED=$SEED ARCH=$ARCH GRADE_FLAGS=--build-only \
+SEED=$SEED ARCH=$ARCH GRADE_FLAGS=--build-only \
     SBATCH_FLAGS="--cpus-per-task=1 --mem=1G --time=00:10:00" \
-    bash harness/slurm/submit.sh "$class" "$out" any "$TASKS" |
-    tee /dev/stderr | tail -n 1)
+    bash harness/slurm/submit.sh "$class" "$out" any "$TASKS" >"$work/submit.log" 2>&1 ||
+    { say "FAIL: submit.sh failed:"; cat "$work/submit.log"; exit 1; }
+sed '$d' "$work/submit.log"
+ids=$(tail -n 1 "$work/submit.log")
 merge=${ids#* }
 done=0
 for _ in $(seq 1200); do
