@@ -60,6 +60,19 @@ chmod 755 "$work"
 pids=()
 stop() {
     rc=$?
+    # The jobs first, while slurmd can still end them (and their grade.py,
+    # which kills its compiles on SIGTERM); then the daemons.
+    if [ -n "${SLURM_CONF:-}" ] && [ "${#pids[@]}" -ge 3 ]; then
+        jobs=$(squeue -h -o %A 2>/dev/null || true)
+        if [ -n "$jobs" ]; then
+            # shellcheck disable=SC2086
+            scancel $jobs 2>/dev/null || true
+            for _ in $(seq 40); do
+                squeue -h 2>/dev/null | grep -q . || break
+                sleep 0.25
+            done
+        fi
+    fi
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do
         for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
