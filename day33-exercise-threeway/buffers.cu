@@ -94,8 +94,10 @@ void buffersAlloc(Buffers *b, const hx_device *dev, size_t cap, int timing)
         HX_CHECK(cudaMalloc(&b->pristine, (cap ? cap : 1) * sizeof(int)));
     HX_CHECK(cudaMalloc(&b->checks, CHECK_SLOTS * sizeof(CheckSlot)));
     HX_CHECK(cudaMalloc(&b->rankCheck, BATCH_GROUPS * sizeof(RankCheck)));
-    HX_CHECK(cudaMalloc(&b->acc, 2 * NBUF * sizeof(unsigned long long)));
-    HX_CHECK(cudaMemset(b->acc, 0, 2 * NBUF * sizeof(unsigned long long)));
+    /* The digests' sums, then the device's key word and a zero word. */
+    HX_CHECK(cudaMalloc(&b->acc, (2 * NBUF + 2) * sizeof(unsigned long long)));
+    HX_CHECK(cudaMemset(b->acc, 0,
+                        (2 * NBUF + 2) * sizeof(unsigned long long)));
     HX_CHECK(cudaMallocHost(&b->pinned, sizeof(Pinned)));
     memset(b->pinned, 0, sizeof(Pinned));
     HX_CHECK(cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming));

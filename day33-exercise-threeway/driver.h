@@ -110,12 +110,14 @@ void kMaskInput(const hx_device *dev, const int *base, int *in, size_t n,
 void kCheckRanks(const hx_device *dev, const int *in, const int *negRank,
                  const int *zeroRank, size_t n, RankCheck *r);
 /* Enqueues one launch's checks into *slot (device): the guards of every
- * span, then the key put in *key (page-locked, by a host function that
- * runs only once everything before it in the stream has ended: keyWord
- * is read then, so the key exists where the GPU can address it only
- * after the student's kernel ended), the digests, and the key wiped. */
+ * span, then the key (*keyWord, pageable) put in *pinnedKey by a host
+ * function that runs only once everything before it in the stream has
+ * ended, moved to the device word acc[2 * NBUF] and wiped from the
+ * page-locked word, the digests, padded for check number check, and the
+ * device word wiped (kernels.cu's opening comment says why). acc: the
+ * 2 * NBUF sums, the key word, a zero word; all zero on entry. */
 void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
-                  volatile uint64_t *key, const uint64_t *keyWord,
+                  volatile uint64_t *pinnedKey, const uint64_t *keyWord,
                   uint64_t check, unsigned long long *acc);
 
 /* ------------------------------------------------------------------ */

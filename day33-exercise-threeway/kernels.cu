@@ -14,11 +14,17 @@
  * - The key is drawn on the host from /dev/urandom (randomWord), one for
  *   each group of runs, and kept in pageable memory. It reaches the GPU
  *   only through a host function queued in the stream after the student's
- *   launch (putKey): the stream runs it only once the kernel has ended,
- *   and it writes the key into one page-locked word that digestEnd wipes
- *   before anything later in the stream runs. No kernel parameter ever
- *   holds it. So while the student's kernel runs, the key is nowhere the
- *   GPU can address, and no launch of it can read the key of any check.
+ *   launch (putKey): the stream runs it only once the kernel has ended; it
+ *   writes the key into one page-locked word, which a copy then moves to
+ *   one device word and a second copy overwrites with zeros; digestEnd
+ *   zeroes the device word. All of it in stream order, between the
+ *   student's launch and the next: no kernel parameter and no queued
+ *   copy ever holds the key, so while the student's kernel runs the key
+ *   is nowhere the GPU can address, and no launch can read the key of
+ *   any check. (The digest kernels hold it in registers while they run;
+ *   a later kernel that reads registers it never wrote is outside what
+ *   CUDA C can express, and the key is one group's: the next group draws
+ *   another.)
  * - The digest is linear over the prime field of p = 2^61 - 1:
  *   D(v) = sum over i of w(K, i) * (uint32)v[i] mod p, with weights
  *   w(K, i) = mix64(K ^ i * golden) mod p. An output x differs from the
@@ -262,7 +268,7 @@ static __global__ void digestSpans(Spans s, const volatile uint64_t *keyp,
 }
 
 /* Folds each sum mod p, pads it, stores it in the slot, zeroes the sums
- * and wipes the key. */
+ * and wipes the device's copy of the key. */
 static __global__ void digestEnd(unsigned long long *acc, CheckSlot *slot,
                                  volatile uint64_t *keyp, uint64_t check)
 {
@@ -345,7 +351,7 @@ void kCheckRanks(const hx_device *dev, const int *in, const int *negRank,
 }
 
 void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
-                  volatile uint64_t *key, const uint64_t *keyWord,
+                  volatile uint64_t *pinnedKey, const uint64_t *keyWord,
                   uint64_t check, unsigned long long *acc)
 {
     size_t guardWords = 0, words = 0;
@@ -355,17 +361,27 @@ void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
         guardWords = g > guardWords ? g : guardWords;
         words = s->n[b] > words ? s->n[b] : words;
     }
+    uint64_t *devKey = (uint64_t *)(acc + 2 * NBUF);
+    const uint64_t *zero = (const uint64_t *)(acc + 2 * NBUF + 1);
     resetSlot<<<1, 1>>>(slot);
     HX_CHECK_LAUNCH("resetSlot");
     scanGuards<<<hx_grid_for(dev, guardWords, BLOCK), BLOCK>>>(*s, slot);
     HX_CHECK_LAUNCH("scanGuards");
+    /* The key: written to the page-locked word by the host once the
+     * stream gets there, copied to the device word, and the page-locked
+     * word wiped by a copy of zeros, all in stream order; digestEnd wipes
+     * the device word. */
     KeyPut *k = &g_keyRing[g_keyNext++ % (sizeof g_keyRing /
                                           sizeof g_keyRing[0])];
-    k->dst = key;
+    k->dst = pinnedKey;
     k->key = *keyWord;
     HX_CHECK(cudaLaunchHostFunc(0, putKey, k));
-    digestSpans<<<hx_grid_for(dev, words, BLOCK), BLOCK>>>(*s, key, acc);
+    HX_CHECK(cudaMemcpyAsync(devKey, (const void *)pinnedKey,
+                             sizeof(uint64_t), cudaMemcpyHostToDevice, 0));
+    HX_CHECK(cudaMemcpyAsync((void *)pinnedKey, zero, sizeof(uint64_t),
+                             cudaMemcpyDeviceToHost, 0));
+    digestSpans<<<hx_grid_for(dev, words, BLOCK), BLOCK>>>(*s, devKey, acc);
     HX_CHECK_LAUNCH("digestSpans");
-    digestEnd<<<1, 1>>>(acc, slot, key, check);
+    digestEnd<<<1, 1>>>(acc, slot, devKey, check);
     HX_CHECK_LAUNCH("digestEnd");
 }
