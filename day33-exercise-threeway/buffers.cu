@@ -95,9 +95,9 @@ void buffersAlloc(Buffers *b, const hx_device *dev, size_t cap, int timing)
     HX_CHECK(cudaMalloc(&b->checks, CHECK_SLOTS * sizeof(CheckSlot)));
     HX_CHECK(cudaMalloc(&b->rankCheck, BATCH_GROUPS * sizeof(RankCheck)));
     /* The digests' sums, then the device's key word and a zero word. */
-    HX_CHECK(cudaMalloc(&b->acc, (2 * NBUF + 2) * sizeof(unsigned long long)));
+    HX_CHECK(cudaMalloc(&b->acc, (2 * NSUM + 2) * sizeof(unsigned long long)));
     HX_CHECK(cudaMemset(b->acc, 0,
-                        (2 * NBUF + 2) * sizeof(unsigned long long)));
+                        (2 * NSUM + 2) * sizeof(unsigned long long)));
     HX_CHECK(cudaMallocHost(&b->pinned, sizeof(Pinned)));
     memset(b->pinned, 0, sizeof(Pinned));
     HX_CHECK(cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming));
@@ -162,23 +162,12 @@ void scansFor(Buffers *b, const Plan *p)
 /* ------------------------------------------------------------------ */
 /* One group: its input, its reference, its digests.                   */
 
-uint64_t reduce128(unsigned __int128 t)
-{
-    /* 2^61 = 1 mod p: fold 61 bits at a time. */
-    while (t >> 64)
-        t = (t & DIGEST_P) + (t >> 61);
-    uint64_t x = (uint64_t)t;
-    x = (x & DIGEST_P) + (x >> 61);
-    return x >= DIGEST_P ? x - DIGEST_P : x;
-}
 
-/* The host's half: the input, a fresh key and the digest the output
- * must have under it, in two passes over the input (a count, then the
- * digest, its sum kept in 128 bits and folded once). The reference split
- * is never made here: slot i of the input goes to pos(i) of the output,
- * so its digest is the sum of w(pos(i)) * in[i] (a zero adds nothing).
- * The inputs' digests are the device's own, taken before the group's
- * first launch (Baseline). */
+/* The host's half: the input, its boundaries (one count) and a fresh
+ * key. The reference is never made here (groupReference makes it where a
+ * failing run is reported): its digest comes from the group's baseline,
+ * summed on the device from the input and the driver's ranks before the
+ * student's kernel first sees them (kernels.cu, digestSpans). */
 void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
                uint64_t seed)
 {
@@ -196,41 +185,7 @@ void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
     g->a = a;
     g->ab = a + z;
     g->key = randomWord();
-    const uint64_t key = g->key;
-    unsigned __int128 ref = 0;
-    size_t negs = 0, pos = g->ab;
-    for (size_t i = 0; i < n; ++i) {
-        const int v = in[i];
-        if (v)
-            ref += (unsigned __int128)digestWeight(key, v < 0 ? negs++
-                                                              : pos++) *
-                   (uint32_t)v;
-    }
-    g->wantOut = reduce128(ref);
     g->valid = 1;
-}
-
-/* The sums of the weights over the positive and the negative slots of
- * the input (wPos[0], wNeg[0]) and of the reference (wPos[1], wNeg[1]):
- * what a mask does to their digests (the timing). */
-void groupMasks(Buffers *b, Group *g)
-{
-    unsigned __int128 pos0 = 0, neg0 = 0, pos1 = 0, neg1 = 0;
-    for (size_t i = 0; i < g->n; ++i) {
-        const uint64_t w = digestWeight(g->key, i);
-        if (b->hIn[i] < 0)
-            neg0 += w;
-        else if (b->hIn[i] > 0)
-            pos0 += w;
-        if (i < g->a)
-            neg1 += w;
-        else if (i >= g->ab)
-            pos1 += w;
-    }
-    g->wPos[0] = reduce128(pos0);
-    g->wNeg[0] = reduce128(neg0);
-    g->wPos[1] = reduce128(pos1);
-    g->wNeg[1] = reduce128(neg1);
 }
 
 /* The reference split of the group whose input b->hIn holds, into
@@ -340,19 +295,29 @@ void spansOf(Buffers *b, Spans *s)
         s->afterWords[k] = k == BUF_OUT ? hx_guarded_after(g[k])
                                         : g[k]->guard;
     }
+    s->refToo = 0;
 }
 
-/* Enqueues one launch's checks under group g's key into slot: returns
- * nothing; the check's number is b->checkCount - 1 after it. */
-void enqueueCheck(Buffers *b, const Group *g, int slot)
+/* Enqueues one launch's checks under group g's key into slot (baseline:
+ * a baseline's, the reference's sums too): its number is b->checkCount
+ * before the call. */
+void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline)
 {
     Spans s;
     spansOf(b, &s);
+    s.refToo = baseline;
     b->keyWord[slot] = g->key;
     kCheckLaunch(b->dev, &s, b->checks + slot, &b->pinned->key,
                  &b->keyWord[slot], b->checkCount++, b->acc);
     HX_CHECK(cudaMemcpyAsync(b->pinned->scan + slot, b->checks + slot,
                              sizeof(CheckSlot), cudaMemcpyDeviceToHost, 0));
+}
+
+/* Sum sum of a baseline, its pad taken off. */
+uint64_t unpadded(const Baseline *base, const Group *g, int sum)
+{
+    return digestAdd(base->slot->digest[sum],
+                     DIGEST_P - digestPad(g->key, base->check, sum));
 }
 
 /* ------------------------------------------------------------------ */

@@ -511,6 +511,7 @@ static void runChecks(Session *s)
     s->c.runTimeout = s->a.runTimeoutValue;
     s->c.tests = s->a.testMask;
     s->c.all = s->a.all;
+    s->c.stopTests = s->a.grade;
     runPlan(&s->c, &s->b, &s->plan, s->o.seed, &s->g, &s->t);
     s->checked = hx_now_seconds();
     if (timingWanted(s) && s->t.passed == s->t.runs &&

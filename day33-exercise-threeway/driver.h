@@ -53,6 +53,15 @@ extern const char *g_prog;
 enum { BUF_OUT, BUF_IN, BUF_NEG, BUF_ZERO, BUF_TOTALS, NBUF };
 extern const char *const g_bufName[NBUF];
 
+/* A baseline check (Spans.refToo) also sums, from the input and the
+ * driver's ranks as they are before the student's kernel first runs on
+ * them: the reference's digest (the sum of w(pos(i)) * in[i], pos(i) the
+ * slot the split gives element i: the reference itself is never made on
+ * the device), and the weights over the input's positive and negative
+ * slots and over the reference's (the timing's masks, by linearity). */
+enum { SUM_REF = NBUF, SUM_IN_POS, SUM_IN_NEG, SUM_REF_POS, SUM_REF_NEG,
+       NSUM };
+
 /* The keyed digest (kernels.cu has why it can be neither read nor
  * forged): D = sum of w(K, i) * (uint32)v[i] mod 2^61 - 1, with
  * w(K, i) = mix64(K ^ i * golden) mod 2^61 - 1, and what the device
@@ -78,7 +87,7 @@ typedef struct {
  * digests padded under a key the kernel never sees). */
 typedef struct {
     GuardScan guard[NBUF];
-    unsigned long long digest[NBUF];   /* padded digests */
+    unsigned long long digest[NSUM];   /* padded digests and sums */
     unsigned long long done;           /* 1: arrived (the host's copy is 0
                                           until it does) */
 } CheckSlot;
@@ -97,6 +106,7 @@ typedef struct {
     size_t beforeWords[NBUF];
     const int *after[NBUF];
     size_t afterWords[NBUF];
+    int refToo;            /* a baseline: the SUM_REF.. sums too */
 } Spans;
 
 /* Launchers (default stream, checked). */
@@ -112,10 +122,10 @@ void kCheckRanks(const hx_device *dev, const int *in, const int *negRank,
 /* Enqueues one launch's checks into *slot (device): the guards of every
  * span, then the key (*keyWord, pageable) put in *pinnedKey by a host
  * function that runs only once everything before it in the stream has
- * ended, moved to the device word acc[2 * NBUF] and wiped from the
+ * ended, moved to the device word acc[2 * NSUM] and wiped from the
  * page-locked word, the digests, padded for check number check, and the
  * device word wiped (kernels.cu's opening comment says why). acc: the
- * 2 * NBUF sums, the key word, a zero word; all zero on entry. */
+ * 2 * NSUM sums, the key word, a zero word; all zero on entry. */
 void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
                   volatile uint64_t *pinnedKey, const uint64_t *keyWord,
                   uint64_t check, unsigned long long *acc);
@@ -133,17 +143,11 @@ typedef struct {
     int valid;             /* the host's buffers hold it */
     uint64_t key;          /* drawn for the group, never on the device
                               while the student's kernel can run */
-    uint64_t wantOut;      /* the reference's digest (unpadded) */
-    uint64_t wPos[2], wNeg[2];   /* sums of the weights over the input's
-                                    (0) and the reference's (1) positive
-                                    and negative slots: the timing's
-                                    masked rounds, by linearity
-                                    (groupMasks; else 0) */
 } Group;
 
 /* The digests of the inputs, as the driver left them before the group's
- * first launch of the student's kernel: a check made then (a baseline),
- * which later checks of the inputs are compared with. */
+ * first launch of the student's kernel, and the reference's: a check made
+ * then (a baseline), which later checks are compared with. */
 typedef struct {
     const CheckSlot *slot;  /* arrived on the host */
     uint64_t check;         /* its number (its pads) */
@@ -181,6 +185,8 @@ typedef struct {
     const Module *ref;    /* the reference solution's (timing), or NULL */
     double runTimeout;    /* seconds per launch, per 2^24 elements */
     unsigned tests;       /* the tests to run (bit per test) */
+    int stopTests;        /* grade mode: each test stops at its first
+                             failure; student mode runs every run */
     int all;              /* --all: print every failing run */
 } Ctx;
 
@@ -240,10 +246,10 @@ void ranksChecked(const RankCheck *r, const Group *g);
 void pollPause(int *polls);
 void runFetched(const Ctx *c, Buffers *b, const Group *g, const Run *r,
                 const char *where, Outcome *o);
-uint64_t reduce128(unsigned __int128 t);
 void prepareRanks(Buffers *b, size_t n);
 void spansOf(Buffers *b, Spans *s);
-void enqueueCheck(Buffers *b, const Group *g, int slot);
+void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline);
+uint64_t unpadded(const Baseline *base, const Group *g, int sum);
 void waitDone(const Ctx *c, Buffers *b, size_t n, const char *call,
               const char *where);
 CUresult launchTry(const Module *m, Buffers *b, size_t n, unsigned blocks,
@@ -254,7 +260,6 @@ void launchChecked(const Ctx *c, const Module *m, Buffers *b, size_t n,
                    unsigned blocks, unsigned block, const char *where);
 int outputDiffers(Buffers *b, const int *want, size_t n);
 void guardsOf(Buffers *b, hx_guard_report *g);
-void groupMasks(Buffers *b, Group *g);
 int slotVerdict(const CheckSlot *s, const Group *g, uint64_t check,
                 const Baseline *base, const uint64_t shift[NBUF],
                 const char **buffer);

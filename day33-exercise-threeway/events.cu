@@ -331,9 +331,9 @@ void printSummary(const Ctx *c, const Tally *t)
         if (!tt->status)
             printf("  PASS  %-18s %d runs\n", planTestName(k), tt->runs);
         else
-            printf("  FAIL  %-18s [%s] at run %d; %d passed before it, %d "
-                   "not run after it\n", planTestName(k), tt->status,
-                   tt->failedAt, tt->passed, tt->notRun);
+            printf("  FAIL  %-18s [%s] first at run %d; %d of %d runs "
+                   "passed\n", planTestName(k), tt->status, tt->failedAt,
+                   tt->passed, tt->runs);
     }
 }
 

@@ -29,9 +29,9 @@
  *                     than 2^16 elements
  *   input_shapes      sorted, reverse sorted, alternating kinds, a lone
  *                     element of a kind at either end, INT_MIN / INT_MAX
- *   large             the largest sizes: thirds at the timing size, every
- *                     other mix at min(2^24 + 1, largest), the lesson's
- *                     8387997
+ *   large             the largest sizes: thirds at the timing size and at
+ *                     the lesson's 8387997, every other mix at a size
+ *                     drawn in [2^22, 2^23)
  *   repeatability     runs launched twice (the second on a freshly
  *                     poisoned output must give the same output and the
  *                     same writes outside it); the timing's rounds count

@@ -187,11 +187,8 @@ int slotVerdict(const CheckSlot *s, const Group *g, uint64_t check,
         }
     for (int b = BUF_IN; b < NBUF; ++b) {
         /* The baseline's digest, unpadded, shifted, padded as this one. */
-        const uint64_t was = digestAdd(
-            base->slot->digest[b],
-            DIGEST_P - digestPad(g->key, base->check, b));
         const uint64_t want = digestAdd(
-            digestAdd(was, shift ? shift[b] : 0),
+            digestAdd(unpadded(base, g, b), shift ? shift[b] : 0),
             digestPad(g->key, check, b));
         if (s->digest[b] != want) {
             *buffer = g_bufName[b];
@@ -199,7 +196,7 @@ int slotVerdict(const CheckSlot *s, const Group *g, uint64_t check,
         }
     }
     const uint64_t want = digestAdd(
-        digestAdd(g->wantOut, shift ? shift[BUF_OUT] : 0),
+        digestAdd(unpadded(base, g, SUM_REF), shift ? shift[BUF_OUT] : 0),
         digestPad(g->key, check, BUF_OUT));
     if (s->digest[BUF_OUT] != want || s->guard[BUF_OUT].before ||
         s->guard[BUF_OUT].after)
@@ -374,6 +371,14 @@ void watchdogStart(void)
 /* ------------------------------------------------------------------ */
 /* The plan in batches: submitted at once, waited for once.            */
 
+/* 1 when run r is to be launched: its test is chosen and, in grade mode,
+ * has not failed yet. */
+static int runWanted(const Ctx *c, const Tally *t, const Run *r)
+{
+    return c->tests >> r->test & 1 &&
+           (!c->stopTests || t->test[r->test].failedAt < 0);
+}
+
 /* The runs of the group that starts at plan run k end at the returned
  * index; *launches gets their launches (the runs of tests not chosen, or
  * stopped, count none). */
@@ -386,7 +391,7 @@ static int groupEnd(const Ctx *c, const Plan *p, const Tally *t, int k,
     while (end < p->count && p->run[end].n == r0->n &&
            p->run[end].mix == r0->mix && p->run[end].test == r0->test) {
         const Run *r = &p->run[end++];
-        if (c->tests >> r->test & 1 && t->test[r->test].failedAt < 0)
+        if (runWanted(c, t, r))
             *launches += r->launches;
     }
     return end;
@@ -432,8 +437,7 @@ static int batchFill(const Ctx *c, Buffers *b, const Plan *p,
         }
         for (int r = k; r < end; ++r) {
             const Run *run = &p->run[r];
-            if (!(c->tests >> run->test & 1) ||
-                tally->test[run->test].failedAt >= 0)
+            if (!runWanted(c, tally, run))
                 continue;
             for (int l = 0; l < run->launches; ++l) {
                 t->slotGroup[t->slots] = t->groups;
@@ -509,7 +513,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
         /* The inputs' baseline, before the group's first launch. */
         hx_guarded_resize(&b->out, bg->g.n);
         t->baseCheck[gi] = b->checkCount;
-        enqueueCheck(b, &bg->g, BATCH_SLOTS + gi);
+        enqueueCheck(b, &bg->g, BATCH_SLOTS + gi, 1);
         while (slot < t->slots && t->slotGroup[slot] == gi &&
                t->refused < 0) {
             const int k = t->slotRun[slot];
@@ -538,7 +542,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
             g_flight.queued = slot + 1;
             pthread_mutex_unlock(&g_flightLock);
             t->slotCheck[slot] = b->checkCount;
-            enqueueCheck(b, &bg->g, slot);
+            enqueueCheck(b, &bg->g, slot, 0);
             ++slot;
         }
     }
@@ -602,9 +606,10 @@ static void batchOutcome(const Ctx *c, Buffers *b, const Plan *p,
     o->status = o->disagree ? "nondeterministic" : o->v.status;
 }
 
-/* Runs the plan in batches, counting into *t. Each test stops at its own
- * first failing run (its later runs are reported not run); the others go
- * on. g is left describing the last group made on the host. */
+/* Runs the plan in batches, counting into *t. In grade mode each test
+ * stops at its own first failing run (its later runs are reported not
+ * run) and the others go on; student mode runs every run, for the
+ * report. g is left describing the last group made on the host. */
 void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
              Group *g, Tally *t)
 {
@@ -640,7 +645,7 @@ void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
             }
             const int first = slot;
             slot += run->launches;
-            if (tt->failedAt >= 0) {
+            if (c->stopTests && tt->failedAt >= 0) {
                 ++tt->notRun;
                 if (g_ev.f)
                     eventSkip(r, run);
@@ -654,7 +659,7 @@ void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
             if (!strcmp(o.status, "pass")) {
                 ++t->passed;
                 ++tt->passed;
-            } else {
+            } else if (tt->failedAt < 0) {
                 tt->failedAt = r;
                 tt->status = o.status;
                 if (!t->firstFail)

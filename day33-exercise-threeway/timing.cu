@@ -222,7 +222,6 @@ int gradeTiming(const Ctx *c, Buffers *b, Group *g, const hx_opts *o,
     const double limit = launchLimit(c, n);
 
     g_ev.phase = "timing";
-    groupMasks(b, g);
     lockGpu(HX_LOCK_SHARED, limit);
     groupDevice(b, g);
     hx_guarded_resize(&b->out, n);
@@ -231,15 +230,19 @@ int gradeTiming(const Ctx *c, Buffers *b, Group *g, const hx_opts *o,
     /* The inputs' baseline, before any launch of the timing. */
     const int baseSlot = 3;
     const Baseline base = {&b->pinned->scan[baseSlot], b->checkCount};
-    enqueueCheck(b, g, baseSlot);
+    enqueueCheck(b, g, baseSlot, 1);
     HX_CHECK(cudaStreamSynchronize(0));
     unlockGpu();
+    const uint64_t inPos = unpadded(&base, g, SUM_IN_POS),
+                   inNeg = unpadded(&base, g, SUM_IN_NEG),
+                   refPos = unpadded(&base, g, SUM_REF_POS),
+                   refNeg = unpadded(&base, g, SUM_REF_NEG);
     lockTiming(limit);
     for (int r = 0; r < total && badRound < 0; ++r) {
         const uint64_t m = 1 + randomWord() % ((1u << 20) - 1);
         uint64_t shift[NBUF] = {0};
-        shift[BUF_OUT] = maskShift(m, g->wPos[1], g->wNeg[1]);
-        shift[BUF_IN] = maskShift(m, g->wPos[0], g->wNeg[0]);
+        shift[BUF_OUT] = maskShift(m, refPos, refNeg);
+        shift[BUF_IN] = maskShift(m, inPos, inNeg);
         kMaskInput(b->dev, b->pristine, b->in.data, n, (int)m);
         hx_guarded_poison(&b->out);
         HX_CHECK(cudaEventRecord(ev[0], 0));
@@ -267,7 +270,7 @@ int gradeTiming(const Ctx *c, Buffers *b, Group *g, const hx_opts *o,
             HX_CHECK(cudaEventRecord(ev[2 * k + 1], 0));
             check[k] = b->checkCount;
             slotOf[k] = slot;
-            enqueueCheck(b, g, slot++);
+            enqueueCheck(b, g, slot++, 0);
         }
         waitDone(c, b, n, "the timed scatterThreeWay", "the timing");
         for (int q = 0; q < 3 && badRound < 0; ++q) {
