@@ -523,7 +523,7 @@ static void runChecks(Session *s)
 static int gradeFinish(Session *s)
 {
     const int allPassed = s->t.passed == s->t.runs;
-    int timingBad = 0;
+    const char *timingBad = NULL;
     if (allPassed && timingWanted(s)) {
         const int rounds = !s->a.runsGiven ? GRADE_ROUNDS
                            : s->o.runs > MIN_ROUNDS ? s->o.runs : MIN_ROUNDS;
@@ -533,7 +533,7 @@ static int gradeFinish(Session *s)
         timingBad = gradeTiming(&s->c, &s->b, &s->g, &s->o, rounds, warmup);
         profAdd(PROF_TIMING, t0);
     }
-    eventEnd(timingBad ? "nondeterministic"
+    eventEnd(timingBad ? timingBad
              : allPassed ? "pass" : s->t.firstFail, &s->plan, s->t.passed);
     teardown(s);
     profPrint();

@@ -311,7 +311,7 @@ void profPrint(void);
 
 int studentTiming(const Ctx *c, Buffers *b, const hx_device *dev, Group *g,
                   const hx_opts *o);
-int gradeTiming(const Ctx *c, Buffers *b, Group *g, const hx_opts *o,
-                int rounds, int warmup);
+const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
+                        const hx_opts *o, int rounds, int warmup);
 
 #endif

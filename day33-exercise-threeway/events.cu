@@ -1,8 +1,113 @@
-/* events.cu: what the driver reports. Grade mode writes the result file
- * (JSON Lines, driver.cu's opening comment has the schema), student mode
- * the console: the first failure in full, then at most 20 failing runs
- * (--all: every run), one line a test, and the failing runs counted by
- * verdict. */
+/* events.cu: what the driver reports. Student mode writes the console:
+ * the first failure in full, then at most 20 failing runs (--all: every
+ * run), the rest counted by verdict, and one line a test. Grade mode
+ * writes the result file: JSON Lines, written by the driver alone, each
+ * line one object with an "event" key, flushed as it is written.
+ *
+ * The result file's events (fields new with the named tests are marked
+ * NEW; every other field is as it was):
+ *   {"event":"begin","seed":S,"plan":"full"|"sanitize","runs":K,
+ *    "gpu":"NVIDIA H200","cc":"9.0","sms":132,"l2_bytes":B,"driver":13000,
+ *    "runtime":13000,
+ *    "max_n":N,                          NEW: the plan's largest size
+ *    "tests":["tiny",...]}               NEW: the tests this process runs
+ *                                        (--tests, else all of the plan's;
+ *                                        the sanitize plan's only test is
+ *                                        memory_safety)
+ *     K counts the whole plan's runs whatever --tests says: a run's number
+ *     is the same in every process with that seed, plan and GPU
+ *     (threeway --print-plan lists them).
+ *   {"event":"module","status":"ok"}, or "status":"signature" with
+ *    "entries":["_Z...",...] (null: the driver cannot list them), or
+ *    "status":"load_error" with "error":"CUDA_ERROR_..."; after a module
+ *    that is not ok, "end" follows with that status and the exit code is 0
+ *   {"event":"start","run":k,"label":"n=257 mix=thirds grid=3x64",
+ *    "test":"tiny",                      NEW: the run's test
+ *    "n":257,"mix":"thirds","blocks":3,"block":64,"launches":1}
+ *     written before the run's first GPU work. Runs go to the GPU in
+ *     batches: the starts of a batch's runs are written as it is
+ *     submitted, its results once it has ended; its runs execute in
+ *     order, so the first started run with no result is the one under way.
+ *     Mixes (plan.h): thirds, all-negative, all-zero, all-positive,
+ *     no-zeros, ends, and NEW no-negatives, no-positives, sorted,
+ *     reverse-sorted, alternating, lone-ends, extremes.
+ *   {"event":"result","run":k,
+ *    "test":"tiny",                      NEW
+ *    "status":S,"detail":D,
+ *    "buffer":B,                         NEW: with status input_written,
+ *                                        the input that changed ("in",
+ *                                        "negRank", "zeroRank", "totals");
+ *                                        with out_of_bounds, the buffer
+ *                                        whose guard was written ("out",
+ *                                        or an input's name); else null
+ *    "want_b1":..,"want_b2":..,"found_b1":..,"found_b2":..,"b1_ok":..,
+ *    "b2_ok":..,"first_bad":i|-1,"got":v|null,"want":v|null,"bad":..,
+ *    "unwritten":..,"order_errors":..,"guard_before":..,"guard_after":..,
+ *    "guard_first_offset":o|null,"disagree_run":-1|1,"group":G|null}
+ *     S: pass | boundary | order | mismatch | unwritten | out_of_bounds |
+ *     nondeterministic | NEW input_written. D: the check's own kind
+ *     (hx_split_kind_name; its swapped and group_missing are status
+ *     boundary), or NEW "input_written" / "input_guard" when buffer names
+ *     an input (the output was not compared: the other fields are those of
+ *     a passing run). want_b1 = A, want_b2 = A + B; found_b1 and found_b2
+ *     where the check places the boundaries; b1_ok and b2_ok true only
+ *     when every reading that fits leaves the boundary where it belongs;
+ *     group: with status unwritten, the input's groups none of whose slots
+ *     was written, else null; disagree_run 1: the second launch (or a run
+ *     again for the report) differed from the first: nondeterministic.
+ *   {"event":"skip","run":k,"test":T,
+ *    "reason":"not run: the test stopped at its first failure"}
+ *                                        NEW: a run of a test that had
+ *                                        already failed (grade mode: each
+ *                                        test stops at its own first
+ *                                        failure; the others go on)
+ *   {"event":"test","test":T,"status":"pass"|<its first failure's status>,
+ *    "runs":R,"passed":P,"not_run":Q,"failed_run":k|null}
+ *                                        NEW: one a test, after the plan:
+ *                                        R runs judged (P passed, the
+ *                                        failing one last), Q not run;
+ *                                        failed_run the first failing run
+ *                                        (its result event holds the
+ *                                        report). A test with no event did
+ *                                        not finish (a fault or a timeout
+ *                                        ended the process): the grading
+ *                                        tool may run it again alone with
+ *                                        --tests.
+ *   {"event":"timing","test":"repeatability",   NEW "test"
+ *    "n":N,"rounds":R,"warmup":W,"copy_ms":..,"split_ms":..,"x_copy":..,
+ *    "x_copy_min":..,"x_copy_max":..,
+ *    "scatter_ms":..,                    NEW: the student's
+ *                                        scatterThreeWay alone, median
+ *    "ref_scatter_ms":..|null,           NEW: the reference solution's
+ *                                        (--ref-module), median
+ *    "r":..|null,"r_min":..,"r_max":..,  NEW: scatter_ms / ref_scatter_ms,
+ *                                        and the smallest and largest
+ *                                        ratio of one round (null without
+ *                                        --ref-module)
+ *    "status":"pass"}
+ *     or, when a check of any launch of the timing failed (warm-ups
+ *     included): every time null and "status": nondeterministic (the
+ *     output differs: the kernel did less, or other, when timed) |
+ *     NEW input_written | NEW out_of_bounds, with "bad_round":r (counting
+ *     warm-ups first, from 0), NEW "in_warmup":true|false, NEW
+ *     "launch":"split"|"scatter"|"reference" (the launch whose check
+ *     failed) and NEW "buffer" (as in result). Only with --time, only when
+ *     every run of the plan passed and the test large was run. The test
+ *     repeatability fails with it.
+ *   {"event":"fault","run":k|null,
+ *    "test":T|null,                      NEW: the run's test
+ *    "phase":"check"|"timing","call":C,"error":"cudaErrorIllegalAddress"}
+ *     then exit 4
+ *   {"event":"timeout","run":k|null,
+ *    "test":T|null,                      NEW
+ *    "phase":..,"seconds":T}, then exit 6: a launch ran past its limit, or
+ *     (NEW) a hold of the GPU lock (a batch, the timing, a rerun) lasted
+ *     longer than one launch's limit at its largest size; "seconds" is
+ *     that limit
+ *   {"event":"end","status":"pass"|<first failing status>,"runs":K,
+ *    "passed":P}: the timing's status when only the timing failed; P
+ *     counts the runs that passed over every test.
+ */
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
