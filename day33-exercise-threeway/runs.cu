@@ -236,33 +236,29 @@ static void flightReportArrived(int stop)
     const volatile CheckSlot *slot = g_flight.b->pinned->scan;
     Tally tally;
     memset(&tally, 0, sizeof tally);
-    int s = 0;
-    for (int gi = 0; gi < t->groups; ++gi) {
+    for (int s = 0; s < t->slots;) {
+        const int k = t->slotRun[s], gi = t->slotGroup[s];
+        const Run *r = &p->run[k];
+        if (k == stop || s + r->launches > t->slots)
+            return;
         const BatchGroup *bg = &t->group[gi];
-        for (int k = bg->first; k < bg->end; ++k) {
-            const Run *r = &p->run[k];
-            if (!(g_flight.c->tests >> r->test & 1))
-                continue;
-            if (k == stop || s + r->launches > t->slots)
+        const CheckSlot baseSlot =
+            *(const CheckSlot *)&slot[BATCH_SLOTS + gi];
+        const Baseline base = {&baseSlot, t->baseCheck[gi]};
+        for (int l = 0; l < r->launches; ++l) {
+            const CheckSlot got = *(const CheckSlot *)&slot[s + l];
+            if (!slotClean(&got, &bg->g, t->slotCheck[s + l], &base))
                 return;
-            const CheckSlot baseSlot =
-                *(const CheckSlot *)&slot[BATCH_SLOTS + gi];
-            const Baseline base = {&baseSlot, t->baseCheck[gi]};
-            for (int l = 0; l < r->launches; ++l) {
-                const CheckSlot got = *(const CheckSlot *)&slot[s + l];
-                if (!slotClean(&got, &bg->g, t->slotCheck[s + l], &base))
-                    return;
-            }
-            if (ranksWrong(&g_flight.b->pinned->rank[gi], &bg->g))
-                return;
-            s += r->launches;
-            Outcome o;
-            passOutcome(r, &bg->g, &o);
-            if (g_ev.f)
-                eventResult(k, r, &o);
-            else
-                tallyRun(g_flight.c, r, &o, &tally);
         }
+        if (ranksWrong(&g_flight.b->pinned->rank[gi], &bg->g))
+            return;
+        s += r->launches;
+        Outcome o;
+        passOutcome(r, &bg->g, &o);
+        if (g_ev.f)
+            eventResult(k, r, &o);
+        else
+            tallyRun(g_flight.c, r, &o, &tally);
     }
 }
 
