@@ -135,9 +135,11 @@ typedef struct {
     plan_mix mix;
     int gridSet;           /* --grid: every run on that grid */
     unsigned blocks, block;
-    const size_t *sizes;   /* --n: these sizes only (a run of thirds and
-                              the mix, normal grid, small grid), test
-                              "tiny"... by size; NULL: the named tests */
+    const size_t *sizes;   /* --n: these sizes only, each on the normal
+                              grid (launched twice), the small grid and a
+                              drawn one (with --grid that one run), in the
+                              test every_octave (memory_safety with the
+                              sanitizer's plan); NULL: the named tests */
     int nsizes;
 } PlanArgs;
 

@@ -186,6 +186,24 @@ static void inputs(void)
     }
     free(x);
     free(y);
+    /* A large input is made by several threads, each a range: its first
+     * slots are those of a small input of the same stream (every slot is a
+     * function of the seed and its index alone). */
+    const size_t big = ((size_t)1 << 21) + 12345, small = 1000000;
+    int *b = (int *)malloc(big * sizeof *b), *s = (int *)malloc(big * sizeof *s);
+    static const plan_mix stream[] = {MIX_THIRDS, MIX_NO_ZEROS, MIX_EXTREMES};
+    for (size_t k = 0; k < sizeof stream / sizeof stream[0]; ++k) {
+        planFill(b, big, stream[k], 99);
+        planFill(s, small, stream[k], 99);
+        EXPECT(!memcmp(b, s, small * sizeof *b), "mix %s: the threaded fill "
+               "differs from the single one", planMixName(stream[k]));
+        size_t i = big - 1;
+        planFill(s, big, stream[k], 99);
+        EXPECT(!memcmp(b, s, big * sizeof *b) && b[i] == s[i],
+               "mix %s: two fills differ", planMixName(stream[k]));
+    }
+    free(b);
+    free(s);
 }
 
 int main(void)

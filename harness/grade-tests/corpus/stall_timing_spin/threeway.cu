@@ -1,14 +1,16 @@
 /* corpus/stall_timing_spin: expected timeout: right everywhere, then, in the
- * timing, every launch spins for 80% of its per-launch limit (the default
- * --run-timeout of 10 s per 2^24 elements), so no single launch is ever
- * past its limit: a staller that once held the exclusive GPU lock for all
- * its rounds (over 20 minutes) while every other driver waited.
+ * timing, every launch spins for 80% of the driver's default per-launch
+ * limit (10 s per 2^24 elements), so no single launch is ever past its
+ * limit (nor past the grading tool's, which is longer): a staller that
+ * once held the exclusive GPU lock for all its rounds (over 20 minutes)
+ * while every other driver waited.
  *
  * Through the driver: every hold of the GPU lock, the timing's included,
- * is bounded by one launch's limit at its size (runs.cu's watchdog): the
- * second spinning launch crosses it, the driver writes a timeout event
+ * is bounded by one launch's limit at its size (runs.cu's watchdog): at
+ * the driver's default limit the second spinning launch crosses it (the
+ * fourth at three times that limit); the driver writes a timeout event
  * and exits 6, and the process's end frees the lock, one limit (37.5 s at
- * the H200's 62914560) after the timing began. */
+ * the H200's 62914560 and --run-timeout 10) after the timing began. */
 #include <cstddef>
 
 // The launch's place in a row of launches with the same n: read at the
