@@ -306,6 +306,8 @@ void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline)
     Spans s;
     spansOf(b, &s);
     s.refToo = baseline;
+    if (baseline)   /* the output is not the baseline's business */
+        s.n[BUF_OUT] = s.beforeWords[BUF_OUT] = s.afterWords[BUF_OUT] = 0;
     b->keyWord[slot] = g->key;
     kCheckLaunch(b->dev, &s, b->checks + slot, &b->pinned->key,
                  &b->keyWord[slot], b->checkCount++, b->acc);
