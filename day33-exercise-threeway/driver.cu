@@ -473,7 +473,6 @@ static int openDevice(Session *s)
     }
     planBuild(&s->plan, s->o.seed, pa);
     g_plan = &s->plan;
-    (void)timing;
 
     if (s->a.grade)
         eventBegin(&s->plan, &s->dev, s->o.seed, s->a.testMask);
