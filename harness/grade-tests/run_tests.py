@@ -220,9 +220,10 @@ def test_names():
     check(table == judge.REASONS, "GRADING.md's verdict table holds every "
           "reason the judge gives, with its status (%s)" % sorted(
               set(table.items()) ^ set(judge.REASONS.items())))
-    parts = judge.shares(80.0, 17)
-    check(abs(sum(parts) - 80.0) < 1e-9 and max(parts) - min(parts) <=
-          0.0100001, "score shares: 80 over 17 runs adds up exactly")
+    w = judge.WEIGHTS
+    check(w["compile"] + w["signature"] + w["check"] * len(
+        judge.CHECK_TESTS) + w["performance"] == 100 and len(
+            judge.CHECK_TESTS) == 10, "weights: 5 + 5 + 10 tests x 8 + 10")
 
 
 META = """\
@@ -405,12 +406,16 @@ def test_fake_runs(tmp):
             meta = json.load(f)
         with open(os.path.join(out, "submissions", "pass",
                                "results.json")) as f:
-            runs = [t["max_score"] for t in json.load(f)["tests"]
-                    if t["name"].startswith("run ")]
+            res = json.load(f)
+        mem = [t for t in res["tests"] if t["name"].startswith(
+            "memory_safety")]
         check(rc == 0 and sorted(meta["reference"]) == ["0", "1"] and
               [r["reason"] for r in rows.values()] == ["pass", "pass"] and
-              runs == [20.0] * 4, "--gpus 0,1 --no-sanitize: the reference "
-              "timed on each GPU, no memcheck, 4 runs of 20 points")
+              len(mem) == 1 and mem[0]["score"] == 0 and "--no-sanitize" in
+              mem[0]["output"] and res["score"] == 92, "--gpus 0,1 "
+              "--no-sanitize: the reference timed on each GPU; memcheck's "
+              "test not run, 0 points, the others unchanged (%s)"
+              % res["score"])
         shutil.rmtree(out)
         test_overlap(tmp, klass, out, tools)
         test_stop(tmp, klass, tools)
@@ -509,7 +514,8 @@ def _check_fake_details(out, rows):
     def results(m):
         with open(os.path.join(out, "submissions", m, "results.json")) as f:
             return json.load(f)
-    check(detail("timing_fault").startswith("the timing: cuEventSync"),
+    check(detail("timing_fault").startswith("repeatability: the timing: "
+                                            "cuEventSync"),
           "a fault while timing names the timing: %s"
           % detail("timing_fault"))
     check("run 2 (n=4096 mix=ends grid=2x128)" in detail("fault") and
@@ -536,27 +542,27 @@ def _check_fake_details(out, rows):
           "identical kernels score alike; a flood of fake results on stdout "
           "changes nothing")
     res = results("boundary")
-    runs = [t for t in res["tests"] if t["name"].startswith("run ")]
-    check(len(runs) == 4 and sum(t["status"] == "passed" for t in runs) == 1
-          and abs(res["score"] - (5 + 5 + 16 + 16)) < 0.011, "partial "
-          "credit: 1 of 4 runs and memcheck's run, 16 points each: %s points"
-          % res["score"])
+    boxes = {t["name"].split(":")[0]: t for t in res["tests"]}
+    check(len(res["tests"]) == 13 and boxes["block_grid_edges"]["status"] ==
+          "failed" and "boundaries found 10, 19" in boxes[
+              "block_grid_edges"]["output"] and boxes["memory_safety"][
+                  "status"] == "passed" and abs(res["score"] - 18) < 0.011,
+          "a driver without named tests: the failing run's test (derived "
+          "from its size and grid) fails, the plan's later tests are not "
+          "run, memcheck's passes: %s points" % res["score"])
     res = results("exit3")
     check("not a verdict" in res["output"], "an environment error says it "
           "is not a verdict on the kernel")
-    # One batch: every run started at once; the runs after the one the
-    # plan stopped in (a fault's, or the first failing) count as not run.
-    for m, stop, why in (("batch_fault", 2, "CUDA_ERROR_ILLEGAL_ADDRESS"),
-                         ("batch_boundary", 1, "boundaries found 10, 19")):
-        runs = [t for t in results(m)["tests"] if t["name"].startswith("run ")]
-        got = [(t["status"], t["output"].startswith("not run:"), why in
-                t["output"]) for t in runs]
-        want = [("passed", False, False)] * stop + [("failed", False, True)]
-        want += [("failed", True, True)] * (4 - stop - 1)
-        check(got == want and ("run %d (" % stop) in detail(m),
-              "%s: the runs before run %d pass, it fails with the verdict, "
-              "the later ones started in its batch are not run: %s"
-              % (m, stop, got))
+    # A batch: the fault's run is the one the test named fails in.
+    for m, test, why in (("batch_fault", "block_grid_edges",
+                          "CUDA_ERROR_ILLEGAL_ADDRESS"),
+                         ("batch_boundary", "block_grid_edges",
+                          "boundaries found 10, 19")):
+        boxes = {t["name"].split(":")[0]: t for t in results(m)["tests"]}
+        check(boxes[test]["status"] == "failed" and why in
+              boxes[test]["output"] and detail(m).startswith(test + ": "),
+              "%s: test %s fails with the verdict: %s" % (m, test,
+                                                          detail(m)[:80]))
     text = open(os.path.join(out, "submissions", "flood", "log.txt")).read()
     check("bytes left out" in text and "1 unreadable lines" in text,
           "flood: output capped in log.txt, the junk line counted")
