@@ -515,6 +515,7 @@ def judge(comp, runs, san, san_log, ref_x, cfg):
                              if cfg.build_only else v.detail)
         for name, about in CHECK_TESTS:
             test(_box(name, about), WEIGHTS["check"], False, why)
+        v.failed = list(CHECK_NAMES)
         _performance(v, None, ref_x, cfg, test)
         return _total(v)
     states = test_states(runs)
