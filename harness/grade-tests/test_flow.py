@@ -38,6 +38,7 @@ def run(rt, tmp):
     test_metadata(tmp)
     test_identity(rt, tmp)
     test_cli(rt, tmp)
+    test_gradescope_zip(tmp)
 
 
 # ---------------------------------------------------------------------------
@@ -421,3 +422,43 @@ def _test_cli(rt, tmp, tools):
     check(rc == 1 and "not a finished grade.py OUT folder" in text and
           "shards missing: 1/2" in text, "merge names a failed shard and "
           "the missing one")
+
+
+def test_gradescope_zip(tmp):
+    """The GPU's results through Gradescope's autograder: make-zip.sh ZIP
+    OUT packs each export submission's results.json; run_autograder hands
+    over the one of the submission it runs for, by its id."""
+    gs = os.path.join(os.path.dirname(HERE), "gradescope")
+    out = os.path.join(tmp, "zip-out")
+    for folder, score in (("submission_42", 77.0), ("submission_x1", 1.0)):
+        os.makedirs(os.path.join(out, "submissions", folder))
+        with open(os.path.join(out, "submissions", folder, "results.json"),
+                  "w") as f:
+            json.dump({"score": score, "tests": []}, f)
+    zip_path = os.path.join(tmp, "autograder.zip")
+    p = subprocess.run(["bash", os.path.join(gs, "make-zip.sh"), zip_path,
+                        out], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    import zipfile
+    names = zipfile.ZipFile(zip_path).namelist() if p.returncode == 0 else []
+    check("results/submission_42/results.json" in names and not any(
+        "submission_x1" in n for n in names) and "run_autograder" in names,
+          "make-zip.sh ZIP OUT: the graded export's results.json in the zip "
+          "(%d files)" % len(names))
+    root = os.path.join(tmp, "autograder-root")
+    os.makedirs(os.path.join(root, "source", "results", "submission_42"))
+    shutil.copy(os.path.join(out, "submissions", "submission_42",
+                             "results.json"),
+                os.path.join(root, "source", "results", "submission_42"))
+    with open(os.path.join(root, "submission_metadata.json"), "w") as f:
+        json.dump({"id": 42, "users": [{"email": "a@example.edu"}]}, f)
+    p = subprocess.run(["bash", os.path.join(gs, "run_autograder")],
+                       env=dict(os.environ, AUTOGRADER_ROOT=root),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        with open(os.path.join(root, "results", "results.json")) as f:
+            got = json.load(f)
+    except (OSError, ValueError):
+        got = {}
+    check(p.returncode == 0 and got.get("score") == 77.0, "run_autograder "
+          "hands Gradescope the GPU's results.json of submission 42: %s"
+          % got)
