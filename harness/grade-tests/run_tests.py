@@ -8,7 +8,7 @@ package harness/grader/).
    flood, the per-run and per-submission watchdogs, the group kill, the
    file-size limit), names and OUT folders, the class kinds (a class of
    one, Gradescope exports with and without PyYAML, Classroom clones),
-   CSV neutralisation, the score shares, GRADING.md's verdict table
+   CSV neutralisation, the weights, GRADING.md's verdict table
    against the judge's.
 2. The run stage and the judge, with test doubles: fake_driver.py stands
    in for the driver (events, exit codes, signals, hangs, floods) and a
