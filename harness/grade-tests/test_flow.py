@@ -70,9 +70,11 @@ def judged(tmp, mode, rerun=True, **cfg):
     """The Verdict of a named-mode fake, re-run for unfinished tests as
     the grader does, and the tests the re-run was asked for."""
     runs = [fake_run(tmp, "named_" + mode)]
-    left = judge.unfinished_tests(runs)
-    if left and rerun:
+    left = judge.tests_to_rerun(runs)
+    while left and rerun:
         runs.append(fake_run(tmp, "named_" + mode, tests=left))
+        left = judge.tests_to_rerun(runs)
+    left = judge.unfinished_tests(runs[:1])
     san = fake_run(tmp, "named_" + mode, "sanitize", timed=False)
     comp = compiler.Compiled(True, None, "")
     return judge.judge(comp, runs, san, "", 3.0, types.SimpleNamespace(
@@ -117,6 +119,16 @@ def test_judge(tmp):
           "a crash costs its test only: the driver started again for %s, "
           "the processes' events merged (%s without the re-run, %s with)"
           % (left, v1.score, v2.score))
+    first = fake_run(tmp, "named_crash_large")
+    again = fake_run(tmp, "named_crash_large", tests=["large",
+                                                       "repeatability"])
+    check(judge.tests_to_rerun([first]) == ["repeatability"] and
+          judge.tests_to_rerun([first, again]) == [] and
+          judge.tests_to_rerun([fake_run(tmp, "exit3")]) == [] and
+          judge.tests_to_rerun([fake_run(tmp, "named_pass")]) == [],
+          "tests_to_rerun: the unfinished tests after a crash; nothing "
+          "after a process that finished no new test, a machine's error, "
+          "or a normal end")
     v, _ = judged(tmp, "slow_2")
     want = 90 + 10 * (3.0 - 2.0) / (3.0 - 1.25)
     check(v.reason == "pass" and abs(v.score - want) < 0.01 and

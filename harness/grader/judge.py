@@ -472,6 +472,27 @@ def unfinished_tests(runs):
             states[name].state == "open"]
 
 
+def tests_to_rerun(runs):
+    """What the grader should start the driver again for after the
+    plan's processes so far (runs): the unfinished check tests, or []
+    when there is nothing to gain: the last process ended normally, its
+    death is an error of the machine (no_gpu, gpu_memory, tool_error:
+    the submission is graded again whole), its module did not load, or
+    it finished no test the one before it had left open."""
+    runs = [r for r in runs if r is not None]
+    if not runs:
+        return []
+    last = Index(runs[-1])
+    if last.ended_normally() or last.module is None or \
+            last.module.get("status") != "ok" or \
+            REASONS.get(classify(runs[-1])[0]) != "fail":
+        return []
+    left = unfinished_tests(runs)
+    if len(runs) > 1 and set(left) >= set(unfinished_tests(runs[:-1])):
+        return []
+    return left
+
+
 # ---------------------------------------------------------------------------
 # The verdict and the tests of one submission.
 

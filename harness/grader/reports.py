@@ -174,7 +174,9 @@ def timing_row(sub, comp, run, san, done_at):
 
 def write_submission(out, sub, comp, run, san, san_log, v, elapsed, seed):
     """Writes OUT/submissions/<folder>/: results.json, log.txt and the
-    driver's events. The folder is replaced whole."""
+    driver's events. run: the plan's Run, or the list of its processes
+    (the first, then those started again for unfinished tests: their
+    events are marked plan, plan-2, ...). The folder is replaced whole."""
     folder = os.path.join(out, sub.out_dir)
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
@@ -201,7 +203,10 @@ def write_submission(out, sub, comp, run, san, san_log, v, elapsed, seed):
         log.append(comp.message)
     with open(os.path.join(folder, "events.jsonl"), "w",
               encoding="utf-8") as ev:
-        for r, what in ((run, "plan"), (san, "sanitize")):
+        plans = run if isinstance(run, (list, tuple)) else [run]
+        procs = [(r, "plan" if k == 0 else "plan-%d" % (k + 1))
+                 for k, r in enumerate(plans)] + [(san, "sanitize")]
+        for r, what in procs:
             if r is None:
                 continue
             log.append("\n%s: %s -> exit %s%s, %.2f s, %d events%s" % (
