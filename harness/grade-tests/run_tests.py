@@ -822,8 +822,8 @@ def _check_gpu_stops(out, got, folders):
                        ("trap", "scatterThreeWay failed"),
                        ("timeout", "stopped by the driver's watchdog")):
         detail = got.get("submissions/" + folders[case], {}).get("detail", "")
-        named = re.match(r"run (\d+) \(n=1 mix=thirds grid=1x256\): ",
-                         detail)
+        named = re.match(r"(?:[a-z_]+: )?run (\d+) \(n=1 mix=thirds "
+                         r"grid=1x256\): ", detail)
         k = int(named.group(1)) if named else -1
         try:
             with open(os.path.join(out, "submissions", folders[case],
@@ -855,8 +855,9 @@ def test_gpu_no_sanitize(tmp):
                       "--no-sanitize"])
     rows = read_rows(out)
     check(rc == 0 and [(r["reason"], r["score"]) for r in rows] == [
-        ("pass", "100")], "oob_mib with --no-sanitize: %s (the write past "
-          "the guards is memcheck's alone to see)" % [
+        ("pass", "92")], "oob_mib with --no-sanitize: %s (the write past "
+          "the guards is memcheck's alone to see; its test, not run, "
+          "scores 0)" % [
               (r["reason"], r["score"]) for r in rows])
 
 
