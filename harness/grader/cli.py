@@ -225,7 +225,7 @@ def grade(args, log):
     if not cfg.keep:
         shutil.rmtree(os.path.join(cfg.state, "modules"), ignore_errors=True)
     write_outputs(cfg, subs, mine, graded, meta, log)
-    log("%d submissions graded in %.1f s, setup included (--jobs %d); "
+    log("%d submissions done in %.1f s, setup included (--jobs %d); "
         "wrote %s: grades.csv, %stimings.csv, summary.txt, "
         "submissions/*/results.json" % (len(mine), wall, cfg.jobs,
                                         listing.display(args.out),
