@@ -230,6 +230,8 @@ def describe(ev):
         bits[0] += " (%s)" % ev.get("detail")
     if ev.get("status") == "unwritten" and ev.get("group"):
         bits.append("the %s were never written" % ev.get("group"))
+    if ev.get("status") == "input_written" and ev.get("buffer"):
+        bits.append("the kernel wrote into %s" % ev.get("buffer"))
     bits.append("boundaries found %s, %s; want %s, %s" % (
         ev.get("found_b1"), ev.get("found_b2"), ev.get("want_b1"),
         ev.get("want_b2")))
