@@ -56,6 +56,8 @@ def main(argv):
         out.flush()
 
     plan = arg(argv, "--plan", "full")
+    if mode.startswith("named_"):
+        return named(mode[len("named_"):], argv, plan, emit)
     runs = 1 if plan == "sanitize" else RUNS
     if mode == "exit2":
         print("threeway: --module: unusable file", file=sys.stderr)
@@ -176,6 +178,67 @@ def main(argv):
                  split_ms=x, x_copy=x, x_copy_min=x * 0.99,
                  x_copy_max=x * 1.01, status="pass")
     emit(event="end", status="pass", runs=runs, passed=passed)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# The driver with named tests: every run's events carry "test", each test
+# stops at its own first failure, --tests a,b runs only those. Modes:
+#   named_pass                  every test passes; timed at ratio 1
+#   named_starter               writes nothing: every test fails at its
+#                               first run (unwritten), memcheck's too
+#   named_fail_<test>           <test>'s second run fails (boundary)
+#   named_crash_<test>          a fault in <test>'s first run, exit 4
+#   named_slow_<r>              every test passes; timed at ratio r
+
+NAMED = ("tiny", "single_group", "block_grid_edges", "every_octave",
+         "block_shapes", "many_per_thread", "input_shapes", "large",
+         "repeatability")
+PER_TEST = 2
+
+
+def named(mode, argv, plan, emit):
+    tests = ["memory_safety"] if plan == "sanitize" else list(NAMED)
+    if arg(argv, "--tests"):
+        tests = [t for t in tests if t in arg(argv, "--tests").split(",")]
+    emit(event="begin", seed=int(arg(argv, "--seed")), plan=plan,
+         runs=PER_TEST * len(tests), tests={t: PER_TEST for t in tests},
+         gpu="Fake GPU", cc="9.0", sms=1, l2_bytes=1 << 20, driver=13000,
+         runtime=13000)
+    emit(event="module", status="ok")
+    k, first = 0, None
+    for t in tests:
+        for i in range(PER_TEST):
+            n = 1 + i if t == "tiny" else 4096 + i
+            emit(event="start", run=k, test=t, label="n=%d mix=thirds "
+                 "grid=2x128" % n, n=n, mix="thirds", blocks=2, block=128,
+                 launches=1)
+            if mode == "crash_" + t:
+                emit(event="fault", run=k, phase="check",
+                     call="scatterThreeWay", error="cudaErrorIllegalAddress")
+                return 4
+            status = "unwritten" if mode == "starter" else \
+                "boundary" if mode == "fail_" + t and i == 1 else "pass"
+            emit(event="result", run=k, test=t, status=status, detail=status,
+                 want_b1=1, want_b2=2, found_b1=1 if status == "pass" else n,
+                 found_b2=2 if status == "pass" else n,
+                 first_bad=-1 if status == "pass" else 0, got=0, want=-5,
+                 bad=0 if status == "pass" else n, unwritten=0 if status ==
+                 "pass" else n, order_errors=0, guard_before=0,
+                 guard_after=0, guard_first_offset=None, disagree_run=-1,
+                 group="negatives, zeros and positives" if status ==
+                 "unwritten" else None)
+            k += 1
+            if status != "pass":
+                first = first or status
+                break
+    if "--time" in argv and plan == "full":
+        r = float(mode[5:]) if mode.startswith("slow_") else 1.0
+        emit(event="timing", n=1 << 24, rounds=11, warmup=2, copy_ms=1.0,
+             split_ms=3.0 * r, x_copy=3.0 * r, x_copy_min=3.0 * r,
+             x_copy_max=3.0 * r, kernel_ms=0.5 * r, reference_ms=0.5,
+             ratio=r, status="pass")
+    emit(event="end", status=first or "pass", runs=k, passed=k)
     return 0
 
 
