@@ -48,17 +48,23 @@ CFG = dict(arch="90", sanitize=True, perf=True, build_only=False,
            not_run_why="--build-only", hide_until_due=False)
 
 
-def fake_run(tmp, mode, plan="full", tests=None, timed=True):
-    """A Run of fake_driver.py with FAKE:<mode>, its events as read."""
+def fake_run(tmp, mode, plan="full", tests=None, timed=True,
+             ref="named_pass"):
+    """A Run of fake_driver.py with FAKE:<mode>, its events as read; timed
+    against a reference module saying FAKE:<ref>, as the grader runs it."""
     mod, res = os.path.join(tmp, "mod.cu"), os.path.join(tmp, "res.jsonl")
-    with open(mod, "w") as f:
-        f.write("// FAKE:%s\n" % mode)
+    refmod = os.path.join(tmp, "refmod.cu")
+    for path, m in ((mod, mode), (refmod, ref)):
+        with open(path, "w") as f:
+            f.write("// FAKE:%s\n" % m)
     argv = [sys.executable, os.path.join(HERE, "fake_driver.py"), "--grade",
             "--module", mod, "--result", res, "--seed", "1", "--plan", plan]
-    argv += ["--time"] if timed else []
+    argv += ["--time", "--ref-module", refmod] if timed and not tests \
+        else []
     argv += ["--tests", ",".join(tests)] if tests else []
     p = subprocess.run(argv, env=dict(os.environ,
-                                      CUDA_DEVICE_MAX_CONNECTIONS="1"))
+                                      CUDA_DEVICE_MAX_CONNECTIONS="1"),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     r = running.Run("fake " + mode)
     r.rc = p.returncode
     with open(res) as f:
@@ -71,9 +77,8 @@ def judged(tmp, mode, rerun=True, **cfg):
     the grader does, and the tests the re-run was asked for."""
     runs = [fake_run(tmp, "named_" + mode)]
     left = judge.tests_to_rerun(runs)
-    while left and rerun:
+    if left and rerun:          # once, as pipeline.py does
         runs.append(fake_run(tmp, "named_" + mode, tests=left))
-        left = judge.tests_to_rerun(runs)
     left = judge.unfinished_tests(runs[:1])
     san = fake_run(tmp, "named_" + mode, "sanitize", timed=False)
     comp = compiler.Compiled(True, None, "")
@@ -108,33 +113,77 @@ def test_judge(tmp):
           b["performance"]["score"] == 0, "a kernel failing one class "
           "keeps the others' points: %s (72 + 10; no performance points)"
           % v.score)
-    v1, left = judged(tmp, "crash_large", rerun=False)
-    v2, _ = judged(tmp, "crash_large")
+    # The plan runs test after test (large last): a crash in every_octave
+    # leaves the three tests before it finished, the five after it open.
+    after = ["block_shapes", "many_per_thread", "input_shapes", "large",
+             "repeatability"]
+    v1, left = judged(tmp, "crash_every_octave", rerun=False)
+    v2, _ = judged(tmp, "crash_every_octave")
     b1, b2 = boxes(v1), boxes(v2)
-    check(left == ["repeatability"] and v1.reason == v2.reason == "crash"
-          and b1["repeatability"]["score"] == 0 and "not run: the driver "
-          "stopped" in b1["repeatability"]["output"] and
-          b2["repeatability"]["score"] == 8 and v2.score == 82 and
-          "cudaErrorIllegalAddress" in b2["large"]["output"],
-          "a crash costs its test only: the driver started again for %s, "
-          "the processes' events merged (%s without the re-run, %s with)"
-          % (left, v1.score, v2.score))
-    first = fake_run(tmp, "named_crash_large")
-    again = fake_run(tmp, "named_crash_large", tests=["large",
-                                                       "repeatability"])
-    check(judge.tests_to_rerun([first]) == ["repeatability"] and
+    check(left == after and v1.reason == v2.reason == "crash"
+          and b1["large"]["score"] == 0 and "not run: the driver "
+          "stopped" in b1["large"]["output"] and b1["tiny"]["score"] == 8
+          and b2["large"]["score"] == 8 and v2.score == 82 and
+          "cudaErrorIllegalAddress" in b2["every_octave"]["output"],
+          "a crash costs its test only: the tests before it finished, the "
+          "driver started again for %s, the processes' events merged (%s "
+          "without the re-run, %s with)" % (left, v1.score, v2.score))
+    first = fake_run(tmp, "named_crash_every_octave")
+    again = fake_run(tmp, "named_crash_every_octave", tests=after)
+    last = fake_run(tmp, "named_crash_large")
+    check(judge.tests_to_rerun([first]) == after and
           judge.tests_to_rerun([first, again]) == [] and
+          judge.tests_to_rerun([last]) == [] and
           judge.tests_to_rerun([fake_run(tmp, "exit3")]) == [] and
+          judge.tests_to_rerun([fake_run(tmp, "fault")]) == [] and
           judge.tests_to_rerun([fake_run(tmp, "named_pass")]) == [],
           "tests_to_rerun: the unfinished tests after a crash; nothing "
-          "after a process that finished no new test, a machine's error, "
-          "or a normal end")
+          "after a process that finished no new test, a crash in the last "
+          "test, a machine's error, a driver without named tests, or a "
+          "normal end")
+    stalled = fake_run(tmp, "named_crash_every_octave")
+    stalled.rc, stalled.killed = -9, ("run", 6, 1.5)
+    stalled.events = [e for e in stalled.events if e["event"] != "fault"]
+    check(judge.tests_to_rerun([stalled]) == [] and judge.unfinished_tests(
+        [stalled]) == after, "never again after a timeout (a staller costs "
+          "one process's limit): %s left not run" % judge.unfinished_tests(
+              [stalled]))
+    v, _ = judged(tmp, "input_block_shapes")
+    b = boxes(v)
+    check(v.reason == "input_written" and v.score == 82 and
+          "negRank" in b["block_shapes"]["output"] and
+          "not run: 1 of them" in b["block_shapes"]["output"],
+          "the driver's skip and test events: block_shapes fails at its "
+          "first run (input_written, negRank), its second run skipped: %s"
+          % b["block_shapes"]["output"][:160])
+    v, _ = judged(tmp, "nomem")
+    check(v.reason == "gpu_memory" and v.status == "error" and
+          judge.tests_to_rerun([fake_run(tmp, "named_nomem")]) == [],
+          "exit 5 (cudaMalloc failed) is gpu_memory, an error, not re-run: "
+          "%s" % v.detail[:80])
     v, _ = judged(tmp, "slow_2")
     want = 90 + 10 * (3.0 - 2.0) / (3.0 - 1.25)
+    perf = boxes(v)["performance"]["output"]
     check(v.reason == "pass" and abs(v.score - want) < 0.01 and
-          abs(v.ratio - 2.0) < 1e-9, "performance from the driver's ratio "
-          "(the kernel alone against the reference's): ratio 2 -> %s"
-          % v.score)
+          abs(v.ratio - 2.0) < 1e-9 and "alone" in perf and
+          abs(v.x_copy - 6.0) < 1e-9, "performance from the driver's r "
+          "(scatter_ms / ref_scatter_ms): r 2 -> %s; x_copy kept: %s"
+          % (v.score, perf[:120]))
+    r = fake_run(tmp, "named_slow_2")
+    for e in r.events:
+        if e.get("event") == "timing":
+            e["r"] = None
+    v = judge.judge(compiler.Compiled(True, None, ""), [r], None, "", 3.0,
+                    types.SimpleNamespace(**dict(CFG, sanitize=False)))
+    check(abs(v.ratio - 2.0) < 1e-9, "r null: the ratio of the two "
+          "medians, %s" % v.ratio)
+    for e in r.events:
+        if e.get("event") == "timing":
+            e["scatter_ms"] = e["ref_scatter_ms"] = None
+    v = judge.judge(compiler.Compiled(True, None, ""), [r], None, "", 3.0,
+                    types.SimpleNamespace(**dict(CFG, sanitize=False)))
+    check(abs(v.ratio - 2.0) < 1e-9, "no kernel times (a driver not given "
+          "--ref-module): x_copy over the reference's, %s" % v.ratio)
     v, _ = judged(tmp, "starter", hide_until_due=True)
     vis = [(t["name"].split(":")[0], t["visibility"]) for t in v.tests]
     check(vis[:2] == [("compile", "visible"), ("signature", "visible")] and
@@ -171,7 +220,7 @@ def test_linear():
     r = running.Run("big")
     r.rc = 0
     r.events = [{"event": "begin", "runs": 6000, "plan": "full",
-                 "tests": {n: 600 for n in judge.CHECK_NAMES[:-1]}},
+                 "tests": list(judge.CHECK_NAMES[:-1])},
                 {"event": "module", "status": "ok"}]
     for k in range(6000):
         t = judge.CHECK_NAMES[k % 9]
@@ -180,7 +229,9 @@ def test_linear():
     for k in range(6000):
         r.events.append({"event": "result", "run": k, "test":
                          judge.CHECK_NAMES[k % 9], "status": "pass"})
-    r.events += [{"event": "timing", "status": "pass", "ratio": 1.0,
+    r.events += [{"event": "test", "test": t, "status": "pass"}
+                 for t in judge.CHECK_NAMES[:-1]]
+    r.events += [{"event": "timing", "status": "pass", "r": 1.0,
                   "x_copy": 3.0}, {"event": "end", "status": "pass"}]
     comp = compiler.Compiled(True, None, "")
     start = time.monotonic()
@@ -318,15 +369,115 @@ def fake_class(path, markers):
 
 def test_cli(rt, tmp):
     tools = rt.fake_tools(tmp)
-    saved = (rt.compiling.compile_submission, rt.machine.probe_gpus)
+    saved = (rt.compiling.compile_submission, rt.machine.probe_gpus,
+             rt.cli.GRACE)
     rt.compiling.compile_submission = rt.fake_compile
     rt.machine.probe_gpus = lambda gpus, nvcc: [
         (g, "GPU: Fake GPU (compute capability 9.0, 1 SMs)", "90")
         for g in gpus]
     try:
         _test_cli(rt, tmp, tools)
+        rt.cli.GRACE = 0.5
+        for lock in ("1", "quiet"):
+            test_wiring(rt, tmp, tools, lock)
     finally:
-        rt.compiling.compile_submission, rt.machine.probe_gpus = saved
+        (rt.compiling.compile_submission, rt.machine.probe_gpus,
+         rt.cli.GRACE) = saved
+
+
+def test_wiring(rt, tmp, tools, lock):
+    """The grader and the driver's contract, end to end through the
+    pipeline with the fake driver in its named mode: --ref-module the
+    reference's module whenever it times, the driver's r scored; one
+    re-run with --tests after a crash, none after a timeout; memcheck's
+    run whenever the module loaded; exit 5 gpu_memory. lock: FAKE_LOCK,
+    "1" (the driver writes lock events) or "quiet" (it writes none)."""
+    klass = fake_class(os.path.join(tmp, "wiring-" + lock), [
+        "named_pass", "named_slow_2", "named_crash_every_octave",
+        "named_hang_block_shapes", "named_nomem"])
+    ref = os.path.join(tmp, "wiring-ref.cu")
+    with open(ref, "w") as f:
+        f.write("// FAKE:named_pass\n")
+    out = os.path.join(tmp, "wiring-out-" + lock)
+    argv_log = os.path.join(tmp, "wiring-argv-%s.jsonl" % lock)
+    os.environ.update(FAKE_ARGV=argv_log, FAKE_LOCK=lock)
+    try:
+        rc, text = rt.grade([klass, "--out", out, "--driver", tools["driver"],
+                             "--sanitizer", tools["sanitizer"],
+                             "--reference-module", ref, "--seed", "5",
+                             "--run-timeout", "1", "--submission-timeout",
+                             "8", "--jobs", "4"])
+    finally:
+        os.environ.pop("FAKE_ARGV", None)
+        os.environ.pop("FAKE_LOCK", None)
+    rows = {f.split("/")[1]: r for f, r in rt.by_folder(
+        rt.read_rows(out)).items()}
+    calls, refs = {}, {}
+    with open(argv_log) as f:
+        for line in f:
+            c = json.loads(line)
+            calls.setdefault(c["mode"], []).append(c["argv"])
+            refs[id(calls[c["mode"]][-1])] = c["ref"]
+
+    def plans(name):
+        return [a for a in calls.get(name, []) if "full" in a]
+
+    def sanitize(name):
+        return [a for a in calls.get(name, []) if "sanitize" in a]
+
+    def res(name):
+        with open(os.path.join(out, "submissions", name,
+                               "results.json")) as f:
+            return {t["name"].split(":")[0]: t for t in json.load(f)["tests"]}
+    tag = "(lock events: %s) " % ("yes" if lock == "1" else "none")
+    # named_pass: the reference's run and the student's
+    timed = [a for n in ("named_pass", "named_slow_2") for a in plans(n)]
+    everyone = [a for v in calls.values() for a in v]
+    check(rc == 0 and len(timed) == 3 and all(
+        refs[id(a)] == "named_pass" for a in timed) and all(
+            ("--time" in a) == ("--ref-module" in a) for a in everyone),
+          tag + "every driver that times is given the reference's module "
+          "(--ref-module), the reference's own included: exit %s" % rc)
+    perf = res("named_slow_2")["performance"]
+    want = 90 + 10 * (3.0 - 2.0) / (3.0 - 1.25)
+    check(rows["named_pass"]["score"] == "100" and abs(float(rows[
+        "named_slow_2"]["score"]) - want) < 0.01 and rows["named_slow_2"][
+            "ratio"] == "2.000" and "alone" in perf["output"] and
+          rows["named_slow_2"]["x_copy"] == "6.000", tag + "the driver's r "
+          "scored: %s; x_copy kept: %s" % (rows["named_slow_2"]["score"],
+                                           rows["named_slow_2"]["x_copy"]))
+    again = plans("named_crash_every_octave")
+    want_tests = "block_shapes,many_per_thread,input_shapes,large," \
+        "repeatability"
+    check(len(again) == 2 and "--tests" not in again[0] and
+          again[1][again[1].index("--tests") + 1] == want_tests and
+          "--time" not in again[1] and rows["named_crash_every_octave"][
+              "score"] == "82" and rows["named_crash_every_octave"][
+                  "reason"] == "crash", tag + "a crash: the driver once more "
+          "for the tests left (--tests %s), 82 points: %s" % (
+              again[1][again[1].index("--tests") + 1] if len(again) == 2
+              and "--tests" in again[1] else "-",
+              rows["named_crash_every_octave"]["score"]))
+    hung = res("named_hang_block_shapes")
+    check(len(plans("named_hang_block_shapes")) == 1 and rows[
+        "named_hang_block_shapes"]["reason"] == "timeout" and hung[
+            "large"]["score"] == 0 and hung["every_octave"]["score"] == 8
+          and hung["memory_safety"]["score"] == 8, tag + "a timeout: no "
+          "second driver (a staller costs one limit), the tests after it "
+          "not run, those before kept: %s" % rows["named_hang_block_shapes"][
+              "score"])
+    check(all(len(sanitize(n)) == 1 for n in (
+        "named_pass", "named_crash_every_octave",
+        "named_hang_block_shapes")) and res("named_crash_every_octave")[
+            "memory_safety"]["score"] == 8 and not sanitize("named_nomem"),
+          tag + "memcheck's run whenever the module loaded (after a crash "
+          "and a timeout too), not after an error of the machine")
+    check(rows["named_nomem"]["reason"] == "gpu_memory" and
+          rows["named_nomem"]["status"] == "error" and
+          len(plans("named_nomem")) == 1, tag + "exit 5 (cudaMalloc failed)"
+          ": gpu_memory, an error, graded again later: %s"
+          % rows["named_nomem"]["detail"][:80])
+    shutil.rmtree(out)
 
 
 def _test_cli(rt, tmp, tools):

@@ -145,8 +145,16 @@ def classify(run):
             "the fixed parameters; its entries: %s" % (
                 ", ".join(map(str, module.get("entries") or [])) or "none")
     if module and module.get("status") != "ok":
+        if module.get("error") == "CUDA_ERROR_OUT_OF_MEMORY":
+            # the device had no room for the module (another process's
+            # memory): not the kernel's doing
+            return "gpu_memory", "the module could not be loaded: the " \
+                "GPU's memory is full (CUDA_ERROR_OUT_OF_MEMORY)"
         return "load_error", "the module does not load: %s" % (
             module.get("error") or module.get("status"))
+    if any(e.get("state") == "gave_up" for e in run.find("lock")):
+        return "tool_error", "the driver could not take the GPU lock " \
+            "(%s): grade again" % _stderr_line(run)
     if run.rc == 5:     # before any fault event: its atexit handler writes
         # one for this exit too, yet a GPU without room (another process's
         # memory, or a plan too large) is never the kernel's doing
@@ -295,12 +303,16 @@ def derive_test(ev):
 class Index:
     """One driver process's events, indexed once (the judge looks each
     run up by its number: a scan per run made judging quadratic in the
-    plan's runs). starts/results: run -> event; test_of: run -> test."""
+    plan's runs). starts/results/skips: run -> event; tested: test name ->
+    its "test" event (written after the plan, one a test); test_of: run
+    -> test."""
 
     def __init__(self, run):
         self.run, self.starts, self.results, self.order = run, {}, {}, []
+        self.skips, self.tested = {}, {}
         self.begin = self.end = self.module = self.timing = None
         self.stops = []            # fault and timeout events, in order
+        self.locks = []            # lock events: wait, held, gave_up
         self.sanitize = False
         for e in run.events:
             kind = e.get("event")
@@ -311,8 +323,14 @@ class Index:
                     self.order.append(k)
             elif kind == "result":
                 self.results.setdefault(e.get("run"), e)
+            elif kind == "skip":
+                self.skips.setdefault(e.get("run"), e)
+            elif kind == "test":
+                self.tested.setdefault(str(e.get("test")), e)
             elif kind in ("fault", "timeout"):
                 self.stops.append(e)
+            elif kind == "lock":
+                self.locks.append(e)
             elif kind in ("begin", "end", "module", "timing"):
                 if getattr(self, kind) is None:
                     setattr(self, kind, e)
@@ -321,36 +339,50 @@ class Index:
         for k, e in self.starts.items():
             self.test_of[k] = SANITIZER_TEST if self.sanitize else \
                 e.get("test") or derive_test(e)
-        for k, e in self.results.items():
-            if k not in self.test_of:
-                self.test_of[k] = e.get("test") or SANITIZER_TEST \
-                    if self.sanitize else e.get("test") or "every_octave"
+        for events in (self.results, self.skips):
+            for k, e in events.items():
+                if k not in self.test_of:
+                    self.test_of[k] = SANITIZER_TEST if self.sanitize else \
+                        e.get("test") or "every_octave"
+
+    def finished_before_death(self):
+        """The tests this process finished although it died: the plan
+        runs test after test (a test's runs are consecutive, in run
+        order), so a test whose every started run has its result, and
+        after whose last run a run of another test was started or
+        skipped, was done. Only for a driver with named tests."""
+        if not self.named():
+            return set()
+        last, done = {}, {}
+        for k, name in self.test_of.items():
+            if isinstance(k, int):
+                last[name] = max(last.get(name, k), k)
+                done[name] = done.get(name, True) and (
+                    k in self.results or k in self.skips)
+        return {name for name in last if done[name] and any(
+            k > last[name] and other != name
+            for k, other in self.test_of.items() if isinstance(k, int))}
+
+    def not_run(self, name):
+        """How many of test name's runs this process skipped (its test
+        had stopped at its first failure)."""
+        e = self.tested.get(name)
+        if e is not None and isinstance(e.get("not_run"), int):
+            return e["not_run"]
+        return sum(1 for k in self.skips if self.test_of.get(k) == name)
 
     def asked(self):
         """The tests this process was asked to run: its begin event's
-        "tests" (names, or name -> runs), else what running.py recorded
-        in run.tests (--tests), else every check test but memcheck's."""
+        "tests" (the names, as the driver writes them), else what
+        running.py recorded in run.tests (--tests), else every check
+        test but memcheck's."""
         tests = (self.begin or {}).get("tests")
-        if isinstance(tests, dict):
-            return [str(t) for t in tests]
         if isinstance(tests, list):
-            return [str(t.get("name") if isinstance(t, dict) else t)
-                    for t in tests]
+            return [str(t) for t in tests]
         given = getattr(self.run, "tests", None)
         if given:
             return list(given)
         return [t for t in CHECK_NAMES if t != SANITIZER_TEST]
-
-    def counts(self):
-        """name -> runs in the plan, when the begin event says so."""
-        tests = (self.begin or {}).get("tests")
-        if isinstance(tests, dict):
-            return {str(k): v for k, v in tests.items()
-                    if isinstance(v, int)}
-        if isinstance(tests, list):
-            return {str(t.get("name")): t.get("runs") for t in tests
-                    if isinstance(t, dict) and isinstance(t.get("runs"), int)}
-        return {}
 
     def label(self, k):
         ev = self.starts.get(k)
@@ -358,7 +390,7 @@ class Index:
 
     def named(self):
         """Whether the driver groups its plan into named tests."""
-        return "tests" in (self.begin or {}) or any(
+        return "tests" in (self.begin or {}) or bool(self.tested) or any(
             "test" in e for e in self.starts.values())
 
     def ended_normally(self):
@@ -405,7 +437,6 @@ def test_states(runs):
     states = {name: TestState(name) for name in CHECK_NAMES}
     for run in [r for r in runs if r is not None]:
         ix = Index(run)
-        counts = ix.counts()
         for k in ix.order:
             t = states.get(ix.test_of[k])
             if t is not None and t.state == "open":
@@ -428,6 +459,21 @@ def test_states(runs):
             else:
                 t.fail("tool_error", "%s: the result file holds the unknown "
                        "status %r" % (ix.label(k), status), e, ix)
+        for name, e in ix.tested.items():
+            # The driver's own word on a test it finished: a pass, or its
+            # first failure (whose result event is the report).
+            t = states.setdefault(name, TestState(name))
+            if t.state != "open":
+                continue
+            if e.get("status") == "pass":
+                t.state = "pass"
+            else:
+                bad = ix.results.get(e.get("failed_run"))
+                t.fail(e.get("status") if e.get("status") in CHECK_STATUSES
+                       else "tool_error", "%s: %s" % (
+                           ix.label(e.get("failed_run")), describe(bad))
+                       if bad else "the driver says %s" % e.get("status"),
+                       bad, ix)
         asked = ix.asked()
         if ix.ended_normally():
             legacy = not ix.named() and any(
@@ -442,9 +488,9 @@ def test_states(runs):
                 elif t.state == "open":
                     t.state = "pass"
             continue
-        for name, want in counts.items():
+        for name in ix.finished_before_death():
             t = states.get(name)
-            if t is not None and t.state == "open" and t.passed >= want:
+            if t is not None and t.state == "open":
                 t.state = "pass"
         if ix.module is not None and ix.module.get("status") != "ok":
             continue            # the whole submission's verdict, not a test's
@@ -484,15 +530,20 @@ def tests_to_rerun(runs):
     plan's processes so far (runs): the unfinished check tests, or []
     when there is nothing to gain: the last process ended normally, its
     death is an error of the machine (no_gpu, gpu_memory, tool_error:
-    the submission is graded again whole), its module did not load, or
-    it finished no test the one before it had left open."""
+    the submission is graded again whole), its module did not load, the
+    driver has no named tests (it cannot run a subset), or it finished
+    no test the one before it had left open. Never after a timeout: a
+    kernel that stalls costs at most one process's limit, so the tests
+    it left open stay not run."""
     runs = [r for r in runs if r is not None]
     if not runs:
         return []
     last = Index(runs[-1])
     if last.ended_normally() or last.module is None or \
-            last.module.get("status") != "ok" or \
-            REASONS.get(classify(runs[-1])[0]) != "fail":
+            last.module.get("status") != "ok" or not last.named():
+        return []
+    reason = classify(runs[-1])[0]
+    if REASONS.get(reason) != "fail" or reason == "timeout":
         return []
     left = unfinished_tests(runs)
     if len(runs) > 1 and set(left) >= set(unfinished_tests(runs[:-1])):
@@ -583,8 +634,10 @@ def judge(comp, runs, san, san_log, ref_x, cfg):
         elif t.reason is None:
             out = t.detail
         else:
+            skipped = t.index.not_run(name) if t.index is not None else 0
             out = t.detail + "\n(the test stopped at its first failure: " \
-                "its later runs were not run)"
+                "its later runs were not run%s)" % (
+                    ": %d of them" % skipped if skipped else "")
             if not shown and t.index is not None:
                 out += "\n\nthe driver's output (escaped):\n" + \
                     t.index.run.output()[:3000]
@@ -600,6 +653,10 @@ def judge(comp, runs, san, san_log, ref_x, cfg):
     pick = errors[0] if errors else first
     if pick is None:
         v.reason, v.detail = "pass", ""
+    elif errors and death and REASONS.get(death[0]) == "error":
+        # the machine stopped the plan (a full GPU, no GPU): its own line
+        v.reason, v.detail = death
+        v.report = {}
     else:
         v.reason = pick.reason if pick.reason in REASONS else "tool_error"
         v.detail = "%s: %s" % (pick.name, pick.detail)
@@ -680,20 +737,29 @@ def _output(run):
     return "\n\nthe driver's output (escaped):\n" + run.output()[:3000]
 
 
+def _num(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and \
+        math.isfinite(x) and x > 0
+
+
 def _ratio(timing, ref_x):
-    """(ratio, how it was measured) from the timing event: its own ratio
-    (the kernel against the reference's, timed alone in one process), its
-    two medians, else x_copy against the reference's x_copy measured by
-    the grader (a driver without the reference's timing)."""
-    def num(x):
-        return isinstance(x, (int, float)) and not isinstance(x, bool) \
-            and math.isfinite(x) and x > 0
-    if num(timing.get("ratio")):
-        return timing["ratio"], "timed alone against the reference's " \
-            "kernel in the same process"
-    if num(timing.get("kernel_ms")) and num(timing.get("reference_ms")):
-        return timing["kernel_ms"] / timing["reference_ms"], "timed alone " \
-            "against the reference's kernel in the same process"
+    """(ratio, how it was measured) from the driver's timing event
+    (events.cu): "r", the median of the student's scatterThreeWay over
+    the reference's ("scatter_ms" / "ref_scatter_ms"), both timed alone
+    on the same inputs, interleaved, in one process (--ref-module); else
+    its two medians; else, from a driver not given --ref-module, the
+    whole split's x_copy against the reference's x_copy measured by the
+    grader on the same GPU."""
+    num = _num
+    alone = "the kernel alone against the reference's, timed interleaved " \
+        "in one process"
+    mine, theirs = timing.get("scatter_ms"), timing.get("ref_scatter_ms")
+    ms = " (medians %.4g ms and %.4g ms)" % (mine, theirs) \
+        if num(mine) and num(theirs) else ""
+    if num(timing.get("r")):
+        return timing["r"], alone + ms
+    if num(mine) and num(theirs):
+        return mine / theirs, alone + ms
     if num(timing.get("x_copy")) and num(ref_x):
         return timing["x_copy"] / ref_x, "the whole split's x copy " \
             "against the reference's, %.2fx, on the same GPU" % ref_x

@@ -13,10 +13,14 @@ Nothing waits for a whole other stage. At once, side by side:
     solution runs first, on every GPU of --gpus, and must pass before
     any submission's driver starts: no submission can delay it or share
     the GPU with it. Then a submission runs as soon as it is compiled:
-    the driver's full plan, then compute-sanitizer's small run when the
-    plan ended normally. Every driver is under running.py's watchdogs:
-    one that stalls is killed with its process group (its GPU lock goes
-    with it) and is that submission's timeout alone;
+    the driver's full plan (timed against the reference's module,
+    --ref-module, unless --no-perf); after a crash, once, the driver
+    again for the tests the crash left unfinished (--tests; never after
+    a timeout: a staller costs one process's limit at most); then
+    compute-sanitizer's small run whenever the module loaded. Every
+    driver is under running.py's watchdogs: one that stalls is killed
+    with its process group (its GPU lock goes with it) and is that
+    submission's timeout alone;
   - the finisher (one thread): judges each submission (the reference's
     x_copy on its GPU is the performance yardstick) and writes its
     folder at once.
@@ -44,6 +48,7 @@ class Pipeline:
     def __init__(self, cfg, log, clock, total):
         self.cfg, self.log, self.clock, self.total = cfg, log, clock, total
         self.reference, self.ref_x = {}, {}
+        self.ref_module = None  # the reference's module: --ref-module
         self.arch_ready = threading.Event()     # cfg.arch is known
         self.machine_ready = threading.Event()  # the driver is built
         self.ref_ready = threading.Event()      # the reference passed
@@ -166,6 +171,7 @@ class Pipeline:
         if prebuilt:
             comp = compiling.Compiled(True, None, "", os.path.abspath(
                 prebuilt))
+            self.ref_module = comp.module
             comp.seed = compiling.submission_seed(cfg.seed, prebuilt)
             for gpu in cfg.gpus:
                 self._submit("run", self._run_reference, comp, gpu)
@@ -187,6 +193,7 @@ class Pipeline:
             raise machine.SetupError("the reference solution does not "
                                      "compile: %s: %s" % (comp.verdict,
                                                           comp.message))
+        self.ref_module = comp.module
         for gpu in self.cfg.gpus:
             self._submit("run", self._run_reference, comp, gpu)
 
@@ -227,11 +234,18 @@ class Pipeline:
         reason, detail = judge.classify(run)
         timing = run.first("timing") or {}
         where = " on GPU %s" % gpu if gpu else ""
-        if reason != "pass" or (self.cfg.perf and not timing.get("x_copy")):
+        if reason == "pass" and self.cfg.perf and not (
+                timing.get("x_copy") and timing.get("r")):
+            # timed against itself (--ref-module): r near 1 says the
+            # driver times the two modules as the judge expects
+            reason, detail = "tool_error", "its timing has no x_copy or " \
+                "no r (the kernel's time over the reference's): %s" % (
+                    {k: v for k, v in timing.items() if k != "_t"} or
+                    "no timing event")
+        if reason != "pass":
             raise machine.SetupError(
                 "the reference solution does not pass%s: %s: %s\n%s"
-                % (where, reason, detail or "no timing",
-                   run.output()[-3000:]))
+                % (where, reason, detail, run.output()[-3000:]))
         self.reference[gpu or "default"] = {
             "x_copy": timing.get("x_copy"),
             "x_copy_min": timing.get("x_copy_min"),
@@ -240,9 +254,9 @@ class Pipeline:
             "began_at": round(run.at, 3),
             "begin": {k: v for k, v in (run.first("begin") or {}).items()
                       if k != "_t"}}
-        self.log("  reference%s: pass, split %sx copy (the performance "
-                 "yardstick), %.1f s" % (where, timing.get("x_copy", "-"),
-                                         run.wall))
+        self.log("  reference%s: pass, split %sx copy, r %s against "
+                 "itself, %.1f s" % (where, timing.get("x_copy", "-"),
+                                     timing.get("r", "-"), run.wall))
         with self.lock:
             self.ref_x[gpu] = timing.get("x_copy")
             self.ref_left -= 1
@@ -262,32 +276,53 @@ class Pipeline:
             self._give_gpu(gpu)
 
     def _run_on(self, k, s, comp, gpu):
+        """The plan's driver; once, after a crash, a driver for the tests
+        it left unfinished (judge.tests_to_rerun: never after a timeout or
+        an error of the machine); memcheck's run whenever the module
+        loaded, but not after an error of the machine (the submission is
+        graded again whole), and after a timeout only within what is left
+        of the submission's limit."""
         cfg = self.cfg
         folder = os.path.join(cfg.state, "runs", str(k))
         os.makedirs(folder, exist_ok=True)
-        run = san = None
+        runs, san = [], None
         san_log, broken = "", None
         try:
-            run = self._driver(comp, os.path.join(folder, "plan.jsonl"), gpu)
-            if cfg.sanitize and run.first("end") and not run.killed and \
-                    run.rc == 0 and (run.first("module") or {}).get(
-                        "status") == "ok":
+            runs.append(self._driver(comp, os.path.join(folder,
+                                                        "plan.jsonl"), gpu))
+            again = judge.tests_to_rerun(runs)
+            if again:
+                runs.append(self._driver(
+                    comp, os.path.join(folder, "plan-2.jsonl"), gpu,
+                    tests=again))
+            loaded = any((r.first("module") or {}).get("status") == "ok"
+                         for r in runs)
+            reason = judge.classify(runs[-1])[0]
+            budget = cfg.submission_timeout
+            if reason == "timeout":
+                budget -= sum(r.wall for r in runs)
+            if cfg.sanitize and loaded and \
+                    judge.status_of(reason) != "error" and budget >= 1:
                 log_file = os.path.join(folder, "memcheck.log")
                 san = self._driver(comp, os.path.join(folder,
                                                       "sanitize.jsonl"),
-                                   gpu, "sanitize", log_file)
+                                   gpu, "sanitize", log_file,
+                                   limit=min(budget, cfg.submission_timeout))
                 san_log = _read(log_file, 1 << 16)
         except OSError as e:        # the tool could not start a process
             broken = e
         if not cfg.keep:
             _remove(comp.module)
-        self._submit("finish", self._finish, s, comp, run, san, san_log, gpu,
-                     broken)
+        self._submit("finish", self._finish, s, comp, runs or None, san,
+                     san_log, gpu, broken)
 
-    def _driver(self, comp, result, gpu, plan="full", log_file=None):
+    def _driver(self, comp, result, gpu, plan="full", log_file=None,
+                tests=None, limit=None):
         at = self.clock()
         run = running.driver_run(self.cfg, comp.module, result, comp.seed,
-                                 gpu, plan, log_file)
+                                 gpu, plan, log_file,
+                                 ref_module=self.ref_module, tests=tests,
+                                 limit=limit)
         run.at = at
         return run
 
@@ -311,7 +346,7 @@ class Pipeline:
             v.detail = "the grading tool failed on this submission (%s); " \
                 "grade again" % type(e).__name__
             self.log("grade.py: grading %s failed: %r" % (s.name, e))
-        elapsed = (comp.t1 - comp.t0) + (run.wall if run else 0) + \
+        elapsed = (comp.t1 - comp.t0) + sum(r.wall for r in run or []) + \
             (san.wall if san else 0)
         reports.write_submission(self.cfg.out, s, comp, run, san, san_log, v,
                                  elapsed, self.cfg.seed)

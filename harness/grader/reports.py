@@ -156,12 +156,16 @@ def timing_row(sub, comp, run, san, done_at):
     (memcheck's whole process). And when, counted from the start of
     grading: the compile began, the driver began, the last process ended,
     and the results were written (done_at, which waits for the reference
-    to pass)."""
+    to pass). run: the plan's Run or the list of its processes (the
+    stages are the first's; the end is the last process's)."""
     row = {"submission": sub.name, "results": sub.out_dir + "/results.json",
            "compile_s": "%.3f" % (comp.t1 - comp.t0),
            "compile_at": "%.3f" % comp.t0, "done_at": "%.3f" % done_at}
-    if run is None:
+    plans = [r for r in (run if isinstance(run, (list, tuple)) else [run])
+             if r is not None]
+    if not plans:
         return row
+    run, last = plans[0], plans[-1]
     marks = [e["_t"] for e in run.find("module")[:1]]
     results = [e["_t"] for e in run.find("result")]
     timing = [e["_t"] for e in run.find("timing")[:1]]
@@ -171,7 +175,7 @@ def timing_row(sub, comp, run, san, done_at):
             row["checks_s"] = "%.3f" % (max(results) - marks[0])
             if timing:
                 row["timing_s"] = "%.3f" % (timing[0] - max(results))
-    end = run.at + run.wall
+    end = last.at + last.wall
     if san is not None:
         row["sanitize_s"] = "%.3f" % san.wall
         end = san.at + san.wall

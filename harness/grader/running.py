@@ -93,6 +93,7 @@ class Run:
         self.out, self.err = Capped(), Capped()
         self.ended = 0.0
         self.at = 0.0           # when it started, on the grading run's clock
+        self.tests = None       # the tests it was asked for (--tests)
 
     def add(self, ev):
         self.events.append(ev)
@@ -305,17 +306,26 @@ def _read_events(run, tail, t, opened, run_limit, clock):
 _kill_group = compiler.kill_group
 
 
-def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None):
+def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None,
+               ref_module=None, tests=None, limit=None):
     """Runs the driver's grade mode on one module: the full plan (timed
-    unless --no-perf) or, under compute-sanitizer memcheck, the sanitize
-    plan. Returns the Run; its shown command leaves out the grader's own
-    paths."""
+    unless --no-perf, against ref_module, the reference solution's
+    module: --ref-module) or, under compute-sanitizer memcheck, the
+    sanitize plan. tests: only these named tests (--tests a,b: a process
+    started again after a crash; not timed, its points being lost
+    already). limit: the process's limit, if not the per-submission one.
+    Returns the Run (run.tests: the tests asked for, or None); its shown
+    command leaves out the grader's own paths."""
     args = ["--grade", "--module", module, "--result", result,
             "--seed", str(seed), "--plan", plan,
             "--lock", cfg.locks[gpu],
             "--run-timeout", "%g" % cfg.run_timeout]
-    if plan == "full" and cfg.perf:
+    if tests:
+        args += ["--tests", ",".join(tests)]
+    elif plan == "full" and cfg.perf:
         args.append("--time")
+        if ref_module:
+            args += ["--ref-module", ref_module]
     cmd = [cfg.driver] + args
     slow = cfg.sanitize_slowdown if plan == "sanitize" else 1
 
@@ -337,8 +347,10 @@ def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None):
                "kns=scatterThreeWay", "--error-exitcode",
                str(SANITIZE_EXIT), "--print-limit", "10", "--log-file",
                log_file] + cmd
-    shown = "threeway --grade --seed %d --plan %s%s" % (
-        seed, plan, " --time" if "--time" in args else "")
+    shown = "threeway --grade --seed %d --plan %s%s%s%s" % (
+        seed, plan, " --time" if "--time" in args else "",
+        " --ref-module (the reference's)" if "--ref-module" in args else "",
+        " --tests " + ",".join(tests) if tests else "")
     if plan == "sanitize":
         shown = "compute-sanitizer --tool memcheck " + shown
     env = dict(os.environ)
@@ -352,5 +364,7 @@ def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None):
     for path in (result, log_file):
         if path and os.path.lexists(path):
             os.remove(path)
-    return run_process(cmd, shown, result, env, run_limit,
-                       cfg.submission_timeout)
+    run = run_process(cmd, shown, result, env, run_limit,
+                      limit or cfg.submission_timeout)
+    run.tests = list(tests) if tests else None
+    return run
