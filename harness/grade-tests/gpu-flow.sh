@@ -9,7 +9,14 @@
 #     points (a failing row with a score above 10 and fewer than ten
 #     failing tests);
 #   - gradescope.csv holds only graded rows; summary.txt ends with the
-#     histogram, the verdict counts and each test's pass count.
+#     histogram, the verdict counts and each test's pass count;
+#   - the grader and the driver wired: every passing row has its ratio
+#     (the driver's r, timed against the reference's module given with
+#     --ref-module) and an x_copy; slow_scatter's ratio is over 1.25 and
+#     it loses performance points; the driver's "test" and "skip" events
+#     are in a failing case's events.jsonl; corpus/crash was started again
+#     once (--tests: a "plan-2" process) and corpus/timeout never was;
+#     memcheck's run followed the crash.
 # Prints the corpus's scores and failing tests, then "gpu-flow: PASS" or
 # the first check that failed (exit 1). Needs the driver with named tests
 # (events carrying "test"; --tests); with an older one the judge derives
@@ -51,6 +58,40 @@ if len(gs) + refused != len(graded):
 for need in ("scores of the", "verdicts:", "check tests passed:"):
     if need not in summary:
         bad.append("summary.txt lacks %r" % need)
+by_case = {r["results"].split("/")[1]: r for r in rows}
+for r in rows:
+    if r["reason"] == "pass" and not (r["ratio"] and r["x_copy"]):
+        bad.append("%s passes without a ratio or an x_copy" % r["submission"])
+slow = by_case.get("slow_scatter")
+if not slow or not slow["ratio"] or float(slow["ratio"]) <= 1.25 or \
+        float(slow["score"]) >= 100:
+    bad.append("slow_scatter: ratio %s, score %s (want over 1.25, under "
+               "100)" % (slow and slow["ratio"], slow and slow["score"]))
+
+
+def events(case):
+    path = os.path.join(out, "submissions", case, "events.jsonl")
+    return [json.loads(l) for l in open(path)] if os.path.exists(path) \
+        else []
+
+
+def processes(case):
+    return sorted({e.get("_process") for e in events(case)})
+
+
+wrong = events("wrong_octave")
+if not any(e.get("event") == "test" for e in wrong) or \
+        not any(e.get("event") == "skip" for e in wrong):
+    bad.append("wrong_octave's events hold no test or no skip event")
+if processes("crash") != ["plan", "plan-2", "sanitize"]:
+    bad.append("crash: processes %s (want plan, plan-2, sanitize)"
+               % processes("crash"))
+if "plan-2" in processes("timeout"):
+    bad.append("timeout was started again")
+print("ratios: %s" % ", ".join("%s %s" % (k, r["ratio"]) for k, r in
+                               sorted(by_case.items()) if r["ratio"]))
+print("crash's processes: %s; timeout's: %s" % (processes("crash"),
+                                                processes("timeout")))
 print("kept the other tests' points: %s" % ", ".join(partial))
 print("gpu-flow: " + ("PASS" if not bad else "FAIL: " + "; ".join(bad)))
 sys.exit(1 if bad else 0)

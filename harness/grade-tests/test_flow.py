@@ -156,6 +156,13 @@ def test_judge(tmp):
           "the driver's skip and test events: block_shapes fails at its "
           "first run (input_written, negRank), its second run skipped: %s"
           % b["block_shapes"]["output"][:160])
+    v, _ = judged(tmp, "timing_input_written")
+    b = boxes(v)
+    check(v.reason == "input_written" and v.failed == ["repeatability"] and
+          v.score == 82 and "warm-up" in b["repeatability"]["output"] and
+          "into in" in b["repeatability"]["output"], "a warm-up launch of "
+          "the timing that writes its input fails repeatability with the "
+          "timing's verdict: %s" % b["repeatability"]["output"][:100])
     v, _ = judged(tmp, "nomem")
     check(v.reason == "gpu_memory" and v.status == "error" and
           judge.tests_to_rerun([fake_run(tmp, "named_nomem")]) == [],

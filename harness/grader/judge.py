@@ -208,12 +208,34 @@ def classify(run):
             label(run, bad[0].get("run")), describe(bad[0]))
     timing = run.first("timing")
     if timing and timing.get("status") != "pass":
-        return "nondeterministic", "a timed launch (round %s) wrote a " \
-            "wrong output: the kernel behaves differently when timed" % (
-                timing.get("bad_round"),)
+        return timing_failure(timing)
     if status != "pass":
         return status, "the driver's end event says %s" % status
     return "pass", ""
+
+
+def timing_failure(timing):
+    """(reason, detail) of a timing event whose status is not pass: a
+    check of one of its launches failed, warm-ups included (events.cu:
+    status nondeterministic, input_written or out_of_bounds; bad_round,
+    in_warmup, launch, buffer)."""
+    status = timing.get("status")
+    reason = status if status in CHECK_STATUSES else "nondeterministic"
+    rnd = timing.get("bad_round")
+    what = "a warm-up launch" if timing.get("in_warmup") else \
+        "a timed launch"
+    launch = {"scatter": " (scatterThreeWay alone)",
+              "split": " (the whole split)"}.get(timing.get("launch"), "")
+    if reason == "input_written":
+        wrong = "wrote into %s" % (timing.get("buffer") or "an input")
+    elif reason == "out_of_bounds":
+        wrong = "wrote outside its buffers%s" % (
+            " (beside %s)" % timing["buffer"] if timing.get("buffer")
+            else "")
+    else:
+        wrong = "wrote a wrong output"
+    return reason, "%s%s, round %s, %s: the kernel behaves differently " \
+        "when timed or warming up" % (what, launch, rnd, wrong)
 
 
 def classify_sanitizer(run, log_text):
@@ -603,10 +625,8 @@ def judge(comp, runs, san, san_log, ref_x, cfg):
     for r in runs:
         timing = r.first("timing") or timing
     if timing and timing.get("status") not in (None, "pass"):
-        states[TIMING_TEST].fail(
-            "nondeterministic", "the timing: a timed launch (round %s) "
-            "wrote a wrong output: the kernel behaves differently when "
-            "timed or warming up" % timing.get("bad_round"))
+        reason, detail = timing_failure(timing)
+        states[TIMING_TEST].fail(reason, "the timing: " + detail, timing)
     last = runs[-1]
     death = None if Index(last).ended_normally() else classify(last)
     shown = False
