@@ -163,6 +163,15 @@ def test_judge(tmp):
           "into in" in b["repeatability"]["output"], "a warm-up launch of "
           "the timing that writes its input fails repeatability with the "
           "timing's verdict: %s" % b["repeatability"]["output"][:100])
+    r = fake_run(tmp, "named_pass")
+    r.events = r.events[:2] + [{"event": "lock", "state": "wait"},
+                               {"event": "lock", "state": "gave_up"}]
+    r.rc = 2
+    v = judge.judge(compiler.Compiled(True, None, ""), [r], None, "", 3.0,
+                    types.SimpleNamespace(**CFG))
+    check(v.reason == "tool_error" and "GPU lock" in v.detail and
+          judge.tests_to_rerun([r]) == [], "a driver that gave up waiting "
+          "for the GPU lock: tool_error, graded again: %s" % v.detail[:70])
     v, _ = judged(tmp, "nomem")
     check(v.reason == "gpu_memory" and v.status == "error" and
           judge.tests_to_rerun([fake_run(tmp, "named_nomem")]) == [],

@@ -334,7 +334,6 @@ class Index:
         self.skips, self.tested = {}, {}
         self.begin = self.end = self.module = self.timing = None
         self.stops = []            # fault and timeout events, in order
-        self.locks = []            # lock events: wait, held, gave_up
         self.sanitize = False
         for e in run.events:
             kind = e.get("event")
@@ -351,8 +350,6 @@ class Index:
                 self.tested.setdefault(str(e.get("test")), e)
             elif kind in ("fault", "timeout"):
                 self.stops.append(e)
-            elif kind == "lock":
-                self.locks.append(e)
             elif kind in ("begin", "end", "module", "timing"):
                 if getattr(self, kind) is None:
                     setattr(self, kind, e)

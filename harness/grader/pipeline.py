@@ -21,9 +21,10 @@ Nothing waits for a whole other stage. At once, side by side:
     driver is under running.py's watchdogs: one that stalls is killed
     with its process group (its GPU lock goes with it) and is that
     submission's timeout alone;
-  - the finisher (one thread): judges each submission (the reference's
-    x_copy on its GPU is the performance yardstick) and writes its
-    folder at once.
+  - the finisher (one thread): judges each submission (performance from
+    the driver's r, its kernel's time over the reference's; the
+    reference's x_copy on its GPU only for a timing without r) and
+    writes its folder at once.
 If no GPU is usable, or the reference fails, every task still queued
 stops, the tasks under way end on their own, and nothing is written.
 """
