@@ -1,11 +1,15 @@
 """test_flow.py: the instructor's flow, tested by run_tests.py (which calls
 run(rt, tmp) with itself as rt, for its check(), grade() and fakes).
 
-1. The judge with event streams that carry "test" (fake_driver.py's named
-   mode): credit per named test, a failing class keeping the others'
-   points, the starter's 10, a crash re-run for the unfinished tests and
-   the processes' events merged, 13 boxes, --hide-until-due, an unknown
-   status, the judge linear in the plan's runs.
+1. The judge on the driver's events as events.cu documents them
+   (fake_driver.py's named mode: the begin event's test names, "test" on
+   every run, skip and test events, the timing's r, scatter_ms,
+   ref_scatter_ms): credit per named test, a failing class keeping the
+   others' points, the starter's 10, a crash re-run once for the
+   unfinished tests and the processes' events merged, no re-run after a
+   timeout, a warm-up's failing check, exit 5 and a lock given up as
+   errors, 13 boxes, --hide-until-due, an unknown status, the judge
+   linear in the plan's runs.
 2. Identity: the Gradescope metadata in the real export's shape
    (gradescope-export/submission_metadata.yml) read alike with and
    without PyYAML; rosters; a flat folder of .cu files; identity cells
@@ -13,7 +17,11 @@ run(rt, tmp) with itself as rt, for its check(), grade() and fakes).
 3. The command line: only grades in gradescope.csv, the "not graded"
    line, --only regrades keeping every other row, the summary's histogram
    and verdict counts, late and answer columns, refused limits and
-   shards, a merge refusing mixed settings.
+   shards, a merge refusing mixed settings; the grader and the driver
+   wired through the pipeline (test_wiring), with and without the
+   driver's lock events: --ref-module whenever it times, r scored, one
+   --tests re-run after a crash, none after a timeout, memcheck's run
+   whenever the module loaded, gpu_memory.
 """
 
 import json
