@@ -263,7 +263,8 @@ def describe(ev):
     bits = [str(ev.get("status"))]
     if ev.get("detail"):
         bits[0] += " (%s)" % ev.get("detail")
-    if ev.get("status") == "unwritten" and ev.get("group"):
+    if ev.get("group"):     # whatever the status (a lone zero never
+        # written at a boundary is status boundary, group zeros)
         bits.append("the %s were never written" % ev.get("group"))
     if ev.get("status") == "input_written" and ev.get("buffer"):
         bits.append("the kernel wrote into %s" % ev.get("buffer"))
