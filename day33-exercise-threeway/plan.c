@@ -72,6 +72,58 @@ static int cmpDescending(const void *a, const void *b)
     return cmpAscending(b, a);
 }
 
+/* Sorts a[0..n) ascending, or descending, as qsort with cmpAscending or
+ * cmpDescending would (ints: equal values are indistinguishable, so any
+ * correct sort gives the same array): two passes of a 16-bit radix sort,
+ * linear, through a scratch array; qsort where n is small or the scratch
+ * does not fit (a sorted input of tens of millions of ints takes qsort
+ * seconds). */
+static void sortInts(int *a, size_t n, int descending)
+{
+    int *tmp = n < ((size_t)1 << 16) ? NULL : (int *)malloc(n * sizeof *a);
+    if (!tmp) {
+        qsort(a, n, sizeof *a, descending ? cmpDescending : cmpAscending);
+        return;
+    }
+    size_t *count = (size_t *)calloc((size_t)1 << 16, sizeof *count);
+    if (!count) {
+        free(tmp);
+        qsort(a, n, sizeof *a, descending ? cmpDescending : cmpAscending);
+        return;
+    }
+    int *src = a, *dst = tmp;
+    for (int pass = 0; pass < 2; ++pass) {
+        const int shift = 16 * pass;
+        memset(count, 0, ((size_t)1 << 16) * sizeof *count);
+        /* The key: the value with its sign bit flipped, so that unsigned
+         * order is signed order; descending takes its complement. */
+        for (size_t i = 0; i < n; ++i) {
+            uint32_t key = (uint32_t)src[i] ^ 0x80000000u;
+            if (descending)
+                key = ~key;
+            ++count[key >> shift & 0xffffu];
+        }
+        size_t at = 0;
+        for (size_t d = 0; d < ((size_t)1 << 16); ++d) {
+            const size_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; ++i) {
+            uint32_t key = (uint32_t)src[i] ^ 0x80000000u;
+            if (descending)
+                key = ~key;
+            dst[count[key >> shift & 0xffffu]++] = src[i];
+        }
+        int *t = src;
+        src = dst;
+        dst = t;
+    }
+    /* Two passes: the result is back in a. */
+    free(count);
+    free(tmp);
+}
+
 /* The value of slot i of a stream: counter-based (a function of seed
  * and i alone), so a slot costs a few multiplications and no state. */
 static uint64_t slotWord(uint64_t seed, size_t i)
@@ -189,8 +241,7 @@ void planFill(int *a, size_t n, plan_mix m, uint64_t seed)
         }
     }
     if (m == MIX_SORTED || m == MIX_REVERSED)
-        qsort(a, n, sizeof *a, m == MIX_SORTED ? cmpAscending
-                                               : cmpDescending);
+        sortInts(a, n, m == MIX_REVERSED);
 }
 
 unsigned planGrid(int sms, size_t n, unsigned block)
