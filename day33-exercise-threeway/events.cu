@@ -54,8 +54,9 @@
  *     when every reading that fits leaves the boundary where it belongs;
  *     group: whatever the status, the input's groups none of whose slots
  *     was written ("zeros", "zeros and positives", ...), else null (a lone
- *     zero never written at a boundary is status boundary, group zeros); disagree_run 1: the second launch (or a run
- *     again for the report) differed from the first: nondeterministic.
+ *     zero never written at a boundary is status boundary, group zeros);
+ *     disagree_run 1: the second launch (or a run again for the report)
+ *     differed from the first: nondeterministic.
  *   {"event":"skip","run":k,"test":T,
  *    "reason":"not run: the test stopped at its first failure"}
  *                                        NEW: a run of a test that had

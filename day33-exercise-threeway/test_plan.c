@@ -207,7 +207,8 @@ static void inputs(void)
     /* A large sorted input (the radix sort, not qsort): in order, and the
      * reverse-sorted input of the same seed is its mirror. */
     const size_t sn = ((size_t)1 << 17) + 3;
-    int *up = (int *)malloc(sn * sizeof *up), *down = (int *)malloc(sn * sizeof *down);
+    int *up = (int *)malloc(sn * sizeof *up);
+    int *down = (int *)malloc(sn * sizeof *down);
     planFill(up, sn, MIX_SORTED, 7);
     planFill(down, sn, MIX_REVERSED, 7);
     size_t order = 0, mirror = 0;
