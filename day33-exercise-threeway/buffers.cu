@@ -15,7 +15,6 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
-#include <pthread.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -165,55 +164,36 @@ void scansFor(Buffers *b, const Plan *p)
 /* One group: its input, its reference, its digests.                   */
 
 
-/* The host's sums of a group, by up to SUM_THREADS threads (no more than
- * the machine's processors) over ranges of slots: the sums are linear,
- * the ranges' sums add mod p. */
+/* The host's sums of a group, by SUM_THREADS threads over ranges of
+ * slots (planRanges): the sums are linear, the ranges' sums add mod p. */
 #define SUM_THREADS 8
 #define SUM_ALONE ((size_t)1 << 20)   /* below: one thread */
 
 typedef struct {
     const int *in, *ref;
-    size_t lo, hi;
     uint64_t key;
-    uint64_t sum[NREF];
-} SumPart;
+    uint64_t sum[SUM_THREADS][NREF];
+} SumJob;
 
-static void *sumPart(void *arg)
+static void sumPart(void *ctx, size_t lo, size_t hi, int part)
 {
-    SumPart *p = (SumPart *)arg;
-    digestHostSums(p->in, p->ref, p->lo, p->hi, p->key, p->sum);
-    return NULL;
+    SumJob *j = (SumJob *)ctx;
+    digestHostSums(j->in, j->ref, lo, hi, j->key, j->sum[part]);
 }
 
 static void hostSums(const int *in, const int *ref, size_t n, uint64_t key,
                      uint64_t sum[NREF])
 {
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    const int parts = n < SUM_ALONE || cpus < 2 ? 1
-                      : cpus < SUM_THREADS ? (int)cpus : SUM_THREADS;
-    SumPart part[SUM_THREADS];
-    pthread_t thread[SUM_THREADS];
-    int started[SUM_THREADS] = {0};
-    for (int k = 0; k < parts; ++k) {
-        const SumPart p = {in, ref, n / parts * (size_t)k,
-                           k + 1 < parts ? n / parts * (size_t)(k + 1) : n,
-                           key, {0}};
-        part[k] = p;
-        if (k > 0)
-            started[k] = !pthread_create(&thread[k], NULL, sumPart,
-                                         &part[k]);
-    }
-    sumPart(&part[0]);
-    for (int k = 1; k < parts; ++k) {
-        if (started[k])
-            pthread_join(thread[k], NULL);
-        else
-            sumPart(&part[k]);   /* a thread that could not start */
-    }
-    for (int j = 0; j < NREF; ++j) {
-        sum[j] = 0;
-        for (int k = 0; k < parts; ++k)
-            sum[j] = digestAdd(sum[j], part[k].sum[j]);
+    SumJob j;
+    memset(&j, 0, sizeof j);   /* parts not run add nothing */
+    j.in = in;
+    j.ref = ref;
+    j.key = key;
+    planRanges(n, SUM_ALONE, SUM_THREADS, sumPart, &j);
+    for (int s = 0; s < NREF; ++s) {
+        sum[s] = 0;
+        for (int k = 0; k < SUM_THREADS; ++k)
+            sum[s] = digestAdd(sum[s], j.sum[k][s]);
     }
 }
 

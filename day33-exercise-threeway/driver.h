@@ -64,7 +64,6 @@ enum { SUM_REF, SUM_IN_POS, SUM_IN_NEG, SUM_REF_POS, SUM_REF_NEG, NREF };
  * w(K, i) = mix64(K ^ i * golden) mod 2^61 - 1, and what the device
  * reports is D + pad(K, check, buffer) mod 2^61 - 1. */
 #define DIGEST_P ((1ull << 61) - 1)
-uint64_t digestWeight(uint64_t key, size_t i);
 uint64_t digestPad(uint64_t key, uint64_t check, int buffer);
 uint64_t digestMulMod(uint64_t a, uint64_t b);
 uint64_t digestAdd(uint64_t a, uint64_t b);

@@ -112,7 +112,6 @@ static __host__ __device__ inline uint64_t pad(uint64_t key, uint64_t check,
                           0xd1b54a32d192ed03ull));
 }
 
-uint64_t digestWeight(uint64_t key, size_t i) { return weight(key, i); }
 uint64_t digestPad(uint64_t key, uint64_t check, int buffer)
 {
     return pad(key, check, buffer);

@@ -194,52 +194,73 @@ static void fillRange(int *a, size_t lo, size_t hi, size_t n, plan_mix m,
 }
 
 typedef struct {
+    void (*fn)(void *ctx, size_t lo, size_t hi, int part);
+    void *ctx;
+    size_t lo, hi;
+    int part;
+} RangePart;
+
+static void *rangePart(void *arg)
+{
+    const RangePart *r = (const RangePart *)arg;
+    r->fn(r->ctx, r->lo, r->hi, r->part);
+    return NULL;
+}
+
+void planRanges(size_t n, size_t alone, int parts,
+                void (*fn)(void *ctx, size_t lo, size_t hi, int part),
+                void *ctx)
+{
+    RangePart part[PLAN_RANGES_MAX];
+    pthread_t thread[PLAN_RANGES_MAX];
+    int started[PLAN_RANGES_MAX] = {0};
+    if (parts > PLAN_RANGES_MAX)
+        parts = PLAN_RANGES_MAX;
+    if (n < alone || parts < 1)
+        parts = 1;
+    for (int k = 0; k < parts; ++k) {
+        const RangePart r = {fn, ctx, n / (size_t)parts * (size_t)k,
+                             k + 1 < parts
+                                 ? n / (size_t)parts * (size_t)(k + 1) : n,
+                             k};
+        part[k] = r;
+        if (k > 0)
+            started[k] = !pthread_create(&thread[k], NULL, rangePart,
+                                         &part[k]);
+    }
+    rangePart(&part[0]);
+    for (int k = 1; k < parts; ++k) {
+        if (started[k])
+            pthread_join(thread[k], NULL);
+        else
+            rangePart(&part[k]);
+    }
+}
+
+typedef struct {
     int *a;
-    size_t lo, hi, n;
+    size_t n;
     plan_mix m;
     uint64_t seed;
-} FillPart;
+} FillJob;
 
-static void *fillPart(void *arg)
+static void fillPart(void *ctx, size_t lo, size_t hi, int part)
 {
-    const FillPart *f = (const FillPart *)arg;
-    fillRange(f->a, f->lo, f->hi, f->n, f->m, f->seed);
-    return NULL;
+    const FillJob *f = (const FillJob *)ctx;
+    (void)part;
+    fillRange(f->a, lo, hi, f->n, f->m, f->seed);
 }
 
 /* Every slot is a function of the seed and its index alone, so a large
  * input is made by up to FILL_THREADS threads, each a range (a student's
- * check waits for it; a thread that cannot start leaves its range to the
- * caller). */
+ * check waits for it). */
 #define FILL_THREADS 4
 #define FILL_ALONE ((size_t)1 << 21)
 
 void planFill(int *a, size_t n, plan_mix m, uint64_t seed)
 {
-    if (n < FILL_ALONE) {
-        fillRange(a, 0, n, n, m, seed);
-    } else {
-        FillPart part[FILL_THREADS];
-        pthread_t thread[FILL_THREADS];
-        int started[FILL_THREADS] = {0};
-        for (int k = 0; k < FILL_THREADS; ++k) {
-            const FillPart f = {a, n / FILL_THREADS * (size_t)k,
-                                k + 1 < FILL_THREADS
-                                    ? n / FILL_THREADS * (size_t)(k + 1) : n,
-                                n, m, seed};
-            part[k] = f;
-            if (k > 0)
-                started[k] = !pthread_create(&thread[k], NULL, fillPart,
-                                             &part[k]);
-        }
-        fillPart(&part[0]);
-        for (int k = 1; k < FILL_THREADS; ++k) {
-            if (started[k])
-                pthread_join(thread[k], NULL);
-            else
-                fillPart(&part[k]);
-        }
-    }
+    FillJob f = {a, n, m, seed};
+    planRanges(n, FILL_ALONE, FILL_THREADS, fillPart, &f);
     if (m == MIX_SORTED || m == MIX_REVERSED)
         sortInts(a, n, m == MIX_REVERSED);
 }
