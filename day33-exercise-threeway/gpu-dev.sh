@@ -19,7 +19,8 @@
 #   (exit 6, a timeout event naming the run); a fault; a module built for
 #   another GPU (a load_error event); compute-sanitizer memcheck,
 #   racecheck, initcheck and synccheck on --plan sanitize, and memcheck
-#   finding corpus/oob_even_memcheck's write at an even size. BIG=1 adds
+#   finding corpus/oob_even_memcheck's write at an even size; the lock
+#   events (wait, then held) while another process holds the lock. BIG=1 adds
 #   the check at n = 2^31 - 1 (minutes of host time).
 # Logs go to $OUT/gpu-dev when OUT is set, else to /tmp/gpu-dev. One line
 # per step, "ok" or "FAILED" with its seconds; the exit code is the number
@@ -247,6 +248,30 @@ assert all(e['status'] == 'unwritten' or (e['status'] == 'boundary' and e['unwri
            for e in bad), bad
 assert len({e['test'] for e in bad}) == len(bad), 'a test went on after its first failure'
 print('group zeros in', sorted('%s (%s)' % (e['test'], e['status']) for e in bad))
+EOF"
+
+# The lock events: another process holds the GPU lock exclusive for 3 s;
+# the driver writes {"event":"lock","state":"wait"}, then "held" once it
+# has it, before its begin event, and finishes as usual.
+step grade-lock-events "
+    rm -f $logs/held.lock
+    python3 -c 'import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.lockf(fd, fcntl.LOCK_EX, 2, 0, os.SEEK_SET)
+time.sleep(3)' $logs/held.lock &
+    sleep 0.5
+    ./threeway --grade --module build/solution.$ext --result $logs/grade-lock.jsonl --seed 7 \
+        --tests tiny --lock $logs/held.lock || exit 1
+    wait
+    head -n 3 $logs/grade-lock.jsonl
+    python3 - $logs/grade-lock.jsonl <<'EOF'
+import json, sys
+ev = [json.loads(line) for line in open(sys.argv[1])]
+locks = [e.get('state') for e in ev if e['event'] == 'lock']
+assert locks[:2] == ['wait', 'held'], locks
+assert [e['event'] for e in ev[:3]] == ['lock', 'lock', 'begin'], ev[:3]
+assert ev[-1]['event'] == 'end' and ev[-1]['status'] == 'pass', ev[-1]
+print('lock events', locks)
 EOF"
 
 # grade_case NAME FLAGS CHECK: a corpus kernel in grade mode (seed 7); CHECK
