@@ -180,6 +180,15 @@ enum { T_COPY, T_SPLIT, T_SCATTER, T_REF, T_ROWS };
 static const char *const launchName[T_ROWS] = {"copy", "split", "scatter",
                                                "reference"};
 
+/* The timing's status for slotVerdict's v (not 0): a guard written, on
+ * either side of any buffer, is out_of_bounds (the guards are read after
+ * every launch, warm-ups included, before the output is compared). */
+static const char *timingStatus(int v)
+{
+    return v == 1 || v == 4 ? "out_of_bounds"
+           : v == 2 ? "input_written" : "nondeterministic";
+}
+
 /* The timing of grade mode at g->n (the timing size, already checked as
  * runs of the plan), the GPU held exclusively for all its rounds (and no
  * longer than one launch's limit: the watchdog). Rounds, warm-ups first:
@@ -201,15 +210,6 @@ static const char *const launchName[T_ROWS] = {"copy", "split", "scatter",
  * expects: input_written. Any failure, warm-ups included, fails the
  * timing: "status" names it, and the test repeatability fails. Returns
  * NULL, or that status. */
-/* The timing's status for slotVerdict's v (not 0): a guard written, on
- * either side of any buffer, is out_of_bounds (the guards are read after
- * every launch, warm-ups included, before the output is compared). */
-static const char *timingStatus(int v)
-{
-    return v == 1 || v == 4 ? "out_of_bounds"
-           : v == 2 ? "input_written" : "nondeterministic";
-}
-
 const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
                         const hx_opts *o, int rounds, int warmup)
 {
