@@ -6,7 +6,8 @@
  * (hx_guarded): the output with GUARD_WORDS each side (and everything of
  * its allocation past n), in, negRank and zeroRank with IN_GUARD_WORDS
  * each side of [0, n), the two totals with TOTALS_GUARD_WORDS. No
- * reference is ever uploaded: the host holds it, as a digest (groupHost).
+ * reference is ever uploaded: the host holds it, as sums under the
+ * group's key (groupHost).
  */
 #include <cerrno>
 #include <climits>
@@ -95,9 +96,9 @@ void buffersAlloc(Buffers *b, const hx_device *dev, size_t cap, int timing)
     HX_CHECK(cudaMalloc(&b->checks, CHECK_SLOTS * sizeof(CheckSlot)));
     HX_CHECK(cudaMalloc(&b->rankCheck, BATCH_GROUPS * sizeof(RankCheck)));
     /* The digests' sums, then the device's key word and a zero word. */
-    HX_CHECK(cudaMalloc(&b->acc, (2 * NSUM + 2) * sizeof(unsigned long long)));
+    HX_CHECK(cudaMalloc(&b->acc, (2 * NBUF + 2) * sizeof(unsigned long long)));
     HX_CHECK(cudaMemset(b->acc, 0,
-                        (2 * NSUM + 2) * sizeof(unsigned long long)));
+                        (2 * NBUF + 2) * sizeof(unsigned long long)));
     HX_CHECK(cudaMallocHost(&b->pinned, sizeof(Pinned)));
     memset(b->pinned, 0, sizeof(Pinned));
     HX_CHECK(cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming));
@@ -163,11 +164,45 @@ void scansFor(Buffers *b, const Plan *p)
 /* One group: its input, its reference, its digests.                   */
 
 
-/* The host's half: the input, its boundaries (one count) and a fresh
- * key. The reference is never made here (groupReference makes it where a
- * failing run is reported): its digest comes from the group's baseline,
- * summed on the device from the input and the driver's ranks before the
- * student's kernel first sees them (kernels.cu, digestSpans). */
+/* The host's sums of a group, by SUM_THREADS threads over ranges of
+ * slots (planRanges): the sums are linear, the ranges' sums add mod p. */
+#define SUM_THREADS 8
+#define SUM_ALONE ((size_t)1 << 20)   /* below: one thread */
+
+typedef struct {
+    const int *in, *ref;
+    uint64_t key;
+    uint64_t sum[SUM_THREADS][NREF];
+} SumJob;
+
+static void sumPart(void *ctx, size_t lo, size_t hi, int part)
+{
+    SumJob *j = (SumJob *)ctx;
+    digestHostSums(j->in, j->ref, lo, hi, j->key, j->sum[part]);
+}
+
+static void hostSums(const int *in, const int *ref, size_t n, uint64_t key,
+                     uint64_t sum[NREF])
+{
+    SumJob j;
+    memset(&j, 0, sizeof j);   /* parts not run add nothing */
+    j.in = in;
+    j.ref = ref;
+    j.key = key;
+    planRanges(n, SUM_ALONE, SUM_THREADS, sumPart, &j);
+    for (int s = 0; s < NREF; ++s) {
+        sum[s] = 0;
+        for (int k = 0; k < SUM_THREADS; ++k)
+            sum[s] = digestAdd(sum[s], j.sum[k][s]);
+    }
+}
+
+/* The host's half: the input, its reference split (b->hRef, by the
+ * harness's host reference), its boundaries, a fresh key and the sums
+ * the checks compare with under it (Group.sum). Neither the reference nor
+ * anything that places an element is ever made or uploaded on the device:
+ * the device only digests what the student's kernel wrote and the inputs
+ * it received (kernels.cu). */
 void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
                uint64_t seed)
 {
@@ -175,22 +210,20 @@ void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
     g->n = n;
     g->mix = mix;
     g->test = t;
-    const int *in = b->hIn;
     planFill(b->hIn, n, mix, planInputSeed(seed, n, mix));
-    size_t a = 0, z = 0;
-    for (size_t i = 0; i < n; ++i) {
-        a += in[i] < 0;
-        z += in[i] == 0;
-    }
+    size_t a, ab;
+    hx_split3(b->hIn, b->hRef, n, &a, &ab);
     g->a = a;
-    g->ab = a + z;
+    g->ab = ab;
     g->key = randomWord();
+    hostSums(b->hIn, b->hRef, n, g->key, g->sum);
     g->valid = 1;
 }
 
 /* The reference split of the group whose input b->hIn holds, into
- * b->hRef: only where an output is compared on the host (a run that
- * failed, the student's timing). */
+ * b->hRef: where an output is compared on the host (a run that failed,
+ * the student's timing), made again since a later group may have taken
+ * b->hRef. */
 void groupReference(Buffers *b, const Group *g)
 {
     size_t a, ab;
@@ -295,17 +328,15 @@ void spansOf(Buffers *b, Spans *s)
         s->afterWords[k] = k == BUF_OUT ? hx_guarded_after(g[k])
                                         : g[k]->guard;
     }
-    s->refToo = 0;
 }
 
 /* Enqueues one launch's checks under group g's key into slot (baseline:
- * a baseline's, the reference's sums too): its number is b->checkCount
- * before the call. */
+ * the inputs' baseline, no output): its number is b->checkCount before
+ * the call. */
 void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline)
 {
     Spans s;
     spansOf(b, &s);
-    s.refToo = baseline;
     if (baseline)   /* the output is not the baseline's business */
         s.n[BUF_OUT] = s.beforeWords[BUF_OUT] = s.afterWords[BUF_OUT] = 0;
     b->keyWord[slot] = g->key;

@@ -53,24 +53,24 @@ extern const char *g_prog;
 enum { BUF_OUT, BUF_IN, BUF_NEG, BUF_ZERO, BUF_TOTALS, NBUF };
 extern const char *const g_bufName[NBUF];
 
-/* A baseline check (Spans.refToo) also sums, from the input and the
- * driver's ranks as they are before the student's kernel first runs on
- * them: the reference's digest (the sum of w(pos(i)) * in[i], pos(i) the
- * slot the split gives element i: the reference itself is never made on
- * the device), and the weights over the input's positive and negative
- * slots and over the reference's (the timing's masks, by linearity). */
-enum { SUM_REF = NBUF, SUM_IN_POS, SUM_IN_NEG, SUM_REF_POS, SUM_REF_NEG,
-       NSUM };
+/* What the host sums from its own reference split (hx_split3) under a
+ * group's key, never on the device: the reference's digest, and the
+ * weights over the input's positive and negative slots and over the
+ * reference's (the timing's masks, by linearity). */
+enum { SUM_REF, SUM_IN_POS, SUM_IN_NEG, SUM_REF_POS, SUM_REF_NEG, NREF };
 
 /* The keyed digest (kernels.cu has why it can be neither read nor
  * forged): D = sum of w(K, i) * (uint32)v[i] mod 2^61 - 1, with
  * w(K, i) = mix64(K ^ i * golden) mod 2^61 - 1, and what the device
  * reports is D + pad(K, check, buffer) mod 2^61 - 1. */
 #define DIGEST_P ((1ull << 61) - 1)
-uint64_t digestWeight(uint64_t key, size_t i);
 uint64_t digestPad(uint64_t key, uint64_t check, int buffer);
 uint64_t digestMulMod(uint64_t a, uint64_t b);
 uint64_t digestAdd(uint64_t a, uint64_t b);
+/* The unpadded sums (SUM_REF..) over slots lo..hi-1 of an input in and
+ * its reference split ref, under key. */
+void digestHostSums(const int *in, const int *ref, size_t lo, size_t hi,
+                    uint64_t key, uint64_t sum[NREF]);
 
 /* What the guard scan found about one buffer. Indices are into each
  * guard region. */
@@ -87,7 +87,7 @@ typedef struct {
  * digests padded under a key the kernel never sees). */
 typedef struct {
     GuardScan guard[NBUF];
-    unsigned long long digest[NSUM];   /* padded digests and sums */
+    unsigned long long digest[NBUF];   /* padded digests */
     unsigned long long done;           /* 1: arrived (the host's copy is 0
                                           until it does) */
 } CheckSlot;
@@ -106,7 +106,6 @@ typedef struct {
     size_t beforeWords[NBUF];
     const int *after[NBUF];
     size_t afterWords[NBUF];
-    int refToo;            /* a baseline: the SUM_REF.. sums too */
 } Spans;
 
 /* Launchers (default stream, checked). */
@@ -122,10 +121,10 @@ void kCheckRanks(const hx_device *dev, const int *in, const int *negRank,
 /* Enqueues one launch's checks into *slot (device): the guards of every
  * span, then the key (*keyWord, pageable) put in *pinnedKey by a host
  * function that runs only once everything before it in the stream has
- * ended, moved to the device word acc[2 * NSUM] and wiped from the
+ * ended, moved to the device word acc[2 * NBUF] and wiped from the
  * page-locked word, the digests, padded for check number check, and the
  * device word wiped (kernels.cu's opening comment says why). acc: the
- * 2 * NSUM sums, the key word, a zero word; all zero on entry. */
+ * 2 * NBUF sums, the key word, a zero word; all zero on entry. */
 void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
                   volatile uint64_t *pinnedKey, const uint64_t *keyWord,
                   uint64_t check, unsigned long long *acc);
@@ -143,6 +142,7 @@ typedef struct {
     int valid;             /* the host's buffers hold it */
     uint64_t key;          /* drawn for the group, never on the device
                               while the student's kernel can run */
+    uint64_t sum[NREF];    /* the host's sums under key (SUM_REF..) */
 } Group;
 
 /* The digests of the inputs, as the driver left them before the group's
@@ -288,6 +288,9 @@ void eventFault(const char *call, const char *error);
 void faultAtExit(void);
 void eventBegin(const Plan *p, const hx_device *dev, uint64_t seed,
                 unsigned tests);
+/* {"event":"lock","state":state} in grade mode: "wait" before a blocking
+ * take of the GPU lock, "held" or "gave_up" after it. */
+void eventLock(const char *state);
 void eventStart(long long k, const Run *r);
 void eventResult(long long k, const Run *r, const Outcome *o);
 void eventSkip(long long k, const Run *r);

@@ -5,17 +5,17 @@
  * Why the student's kernel can neither read nor forge what it is checked
  * against (the keyed digest):
  * - No reference is ever made on the device, nor in page-locked or mapped
- *   host memory: the host makes it only to report a failing run. Each
+ *   host memory, and no kernel here places an element: the host makes the
+ *   reference split with the harness's host reference (hx_split3, in
+ *   pageable memory) and sums its digest itself, under the group's key,
+ *   with the same weights (digestHostSums; groupHost in buffers.cu). Each
  *   group of runs (one input) begins with a baseline check, made after the
  *   driver uploaded the input and made and checked its ranks, before the
  *   student's kernel first runs on them: it digests every buffer the kernel
- *   will receive (in, negRank, zeroRank, the two totals) and sums the
- *   reference's digest straight from the input and the ranks, element i
- *   weighted by the weight of the slot pos(i) the split gives it, so that
- *   the reference itself never exists. After each launch of the student's
- *   kernel the device digests its output and every input under the same
- *   key, and the host compares: the output's digest with the reference's,
- *   each input's with its baseline's.
+ *   will receive (in, negRank, zeroRank, the two totals). After each launch
+ *   of the student's kernel the device digests its output and every input
+ *   under the same key, and the host compares: the output's digest with
+ *   the reference's, each input's with its baseline's.
  * - The key is drawn on the host from /dev/urandom (randomWord), one for
  *   each group of runs, and kept in pageable memory. It reaches the GPU
  *   only through a host function queued in the stream after the student's
@@ -45,14 +45,14 @@
  * - The sums of a digest live in device memory only between the digest
  *   and digestEnd, which folds, pads and zeroes them: no student code runs
  *   in between (one stream, in order).
- * - The ranks the baseline sums from are the driver's, checked on the
- *   device against the input (checkRanks) with their totals compared to
- *   the host's counts; a wrong one stops the driver (not the student's
- *   fault), so no baseline built on wrong ranks is ever used.
- * Linearity also gives the timing its masked rounds for free: the baseline
- * sums the weights over the positive and negative slots, so the digest of
- * an input masked by m is D + m * (Wpos - Wneg), no pass over the data
- * (timing.cu).
+ * - The ranks are the driver's, checked on the device against the input
+ *   (checkRanks) with their totals compared to the host's counts; a wrong
+ *   one stops the driver (not the student's fault), so the student's
+ *   kernel never runs on wrong ranks.
+ * Linearity also gives the timing its masked rounds for free: the host
+ * sums the weights over the positive and negative slots of the input and
+ * of the reference, so the digest of either masked by m is
+ * D + m * (Wpos - Wneg), no pass over the data (timing.cu).
  */
 #include <climits>
 #include <cstring>
@@ -112,13 +112,32 @@ static __host__ __device__ inline uint64_t pad(uint64_t key, uint64_t check,
                           0xd1b54a32d192ed03ull));
 }
 
-uint64_t digestWeight(uint64_t key, size_t i) { return weight(key, i); }
 uint64_t digestPad(uint64_t key, uint64_t check, int buffer)
 {
     return pad(key, check, buffer);
 }
 uint64_t digestMulMod(uint64_t a, uint64_t b) { return mulMod(a, b); }
 uint64_t digestAdd(uint64_t a, uint64_t b) { return addMod(a, b); }
+
+void digestHostSums(const int *in, const int *ref, size_t lo, size_t hi,
+                    uint64_t key, uint64_t sum[NREF])
+{
+    uint64_t d = 0, inPos = 0, inNeg = 0, refPos = 0, refNeg = 0;
+    for (size_t i = lo; i < hi; ++i) {
+        const uint64_t w = weight(key, i);
+        const int v = in[i], r = ref[i];
+        d = addMod(d, mulMod(w, (uint64_t)(uint32_t)r));
+        inPos = addMod(inPos, v > 0 ? w : 0);
+        inNeg = addMod(inNeg, v < 0 ? w : 0);
+        refPos = addMod(refPos, r > 0 ? w : 0);
+        refNeg = addMod(refNeg, r < 0 ? w : 0);
+    }
+    sum[SUM_REF] = d;
+    sum[SUM_IN_POS] = inPos;
+    sum[SUM_IN_NEG] = inNeg;
+    sum[SUM_REF_POS] = refPos;
+    sum[SUM_REF_NEG] = refNeg;
+}
 
 /* ------------------------------------------------------------------ */
 /* Predicates, the copy, the two-way scatter, the timing's mask.       */
@@ -226,7 +245,7 @@ static __global__ void resetSlot(CheckSlot *s)
         const GuardScan clean = {0, 0, 0, ULLONG_MAX};
         s->guard[b] = clean;
     }
-    for (int b = 0; b < NSUM; ++b)
+    for (int b = 0; b < NBUF; ++b)
         s->digest[b] = 0;
     s->done = 0;
 }
@@ -266,10 +285,9 @@ static __device__ void warpAdd(uint64_t sum, unsigned long long *acc, int s)
     }
 }
 
-/* The unpadded digest of every buffer into acc, and with s.refToo the
- * reference's sums (SUM_REF..): each thread's sums mod p, then warpAdd.
- * Every thread of the grid reaches every warpAdd (no early exit), whole
- * warps (BLOCK threads a block). */
+/* The unpadded digest of every buffer into acc: each thread's sums mod p,
+ * then warpAdd. Every thread of the grid reaches every warpAdd (no early
+ * exit), whole warps (BLOCK threads a block). */
 static __global__ void digestSpans(Spans s, const volatile uint64_t *keyp,
                                    unsigned long long *acc)
 {
@@ -283,34 +301,6 @@ static __global__ void digestSpans(Spans s, const volatile uint64_t *keyp,
                                      (uint64_t)(uint32_t)s.data[b][i]));
         warpAdd(sum, acc, b);
     }
-    if (!s.refToo)
-        return;
-    const int *in = s.data[BUF_IN], *neg = s.data[BUF_NEG],
-              *zero = s.data[BUF_ZERO];
-    const size_t ab = (size_t)s.data[BUF_TOTALS][0] +
-                      (size_t)s.data[BUF_TOTALS][1];
-    uint64_t ref = 0, inPos = 0, inNeg = 0, refPos = 0, refNeg = 0;
-    for (size_t i = t0; i < s.n[BUF_IN]; i += stride) {
-        const int v = in[i];
-        if (!v)
-            continue;   /* a zero adds nothing to the reference's digest */
-        const size_t nr = (size_t)neg[i];
-        const size_t pos = v < 0 ? nr : ab + (i - nr - (size_t)zero[i]);
-        const uint64_t wi = weight(key, i), wp = weight(key, pos);
-        ref = addMod(ref, mulMod(wp, (uint64_t)(uint32_t)v));
-        if (v > 0) {
-            inPos = addMod(inPos, wi);
-            refPos = addMod(refPos, wp);
-        } else {
-            inNeg = addMod(inNeg, wi);
-            refNeg = addMod(refNeg, wp);
-        }
-    }
-    warpAdd(ref, acc, SUM_REF);
-    warpAdd(inPos, acc, SUM_IN_POS);
-    warpAdd(inNeg, acc, SUM_IN_NEG);
-    warpAdd(refPos, acc, SUM_REF_POS);
-    warpAdd(refNeg, acc, SUM_REF_NEG);
 }
 
 /* Folds each sum mod p, pads it, stores it in the slot, zeroes the sums
@@ -319,7 +309,7 @@ static __global__ void digestEnd(unsigned long long *acc, CheckSlot *slot,
                                  volatile uint64_t *keyp, uint64_t check)
 {
     const uint64_t key = *keyp;
-    for (int b = 0; b < NSUM; ++b) {
+    for (int b = 0; b < NBUF; ++b) {
         /* 2^64 = 8 mod p. */
         const uint64_t d = addMod(reduce61(acc[2 * b]),
                                   mulMod(reduce61(acc[2 * b + 1]), 8));
@@ -407,8 +397,8 @@ void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
         guardWords = g > guardWords ? g : guardWords;
         words = s->n[b] > words ? s->n[b] : words;
     }
-    uint64_t *devKey = (uint64_t *)(acc + 2 * NSUM);
-    const uint64_t *zero = (const uint64_t *)(acc + 2 * NSUM + 1);
+    uint64_t *devKey = (uint64_t *)(acc + 2 * NBUF);
+    const uint64_t *zero = (const uint64_t *)(acc + 2 * NBUF + 1);
     resetSlot<<<1, 1>>>(slot);
     HX_CHECK_LAUNCH("resetSlot");
     scanGuards<<<hx_grid_for(dev, guardWords, BLOCK), BLOCK>>>(*s, slot);

@@ -72,6 +72,58 @@ static int cmpDescending(const void *a, const void *b)
     return cmpAscending(b, a);
 }
 
+/* Sorts a[0..n) ascending, or descending, as qsort with cmpAscending or
+ * cmpDescending would (ints: equal values are indistinguishable, so any
+ * correct sort gives the same array): two passes of a 16-bit radix sort,
+ * linear, through a scratch array; qsort where n is small or the scratch
+ * does not fit (a sorted input of tens of millions of ints takes qsort
+ * seconds). */
+static void sortInts(int *a, size_t n, int descending)
+{
+    int *tmp = n < ((size_t)1 << 16) ? NULL : (int *)malloc(n * sizeof *a);
+    if (!tmp) {
+        qsort(a, n, sizeof *a, descending ? cmpDescending : cmpAscending);
+        return;
+    }
+    size_t *count = (size_t *)calloc((size_t)1 << 16, sizeof *count);
+    if (!count) {
+        free(tmp);
+        qsort(a, n, sizeof *a, descending ? cmpDescending : cmpAscending);
+        return;
+    }
+    int *src = a, *dst = tmp;
+    for (int pass = 0; pass < 2; ++pass) {
+        const int shift = 16 * pass;
+        memset(count, 0, ((size_t)1 << 16) * sizeof *count);
+        /* The key: the value with its sign bit flipped, so that unsigned
+         * order is signed order; descending takes its complement. */
+        for (size_t i = 0; i < n; ++i) {
+            uint32_t key = (uint32_t)src[i] ^ 0x80000000u;
+            if (descending)
+                key = ~key;
+            ++count[key >> shift & 0xffffu];
+        }
+        size_t at = 0;
+        for (size_t d = 0; d < ((size_t)1 << 16); ++d) {
+            const size_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; ++i) {
+            uint32_t key = (uint32_t)src[i] ^ 0x80000000u;
+            if (descending)
+                key = ~key;
+            dst[count[key >> shift & 0xffffu]++] = src[i];
+        }
+        int *t = src;
+        src = dst;
+        dst = t;
+    }
+    /* Two passes: the result is back in a. */
+    free(count);
+    free(tmp);
+}
+
 /* The value of slot i of a stream: counter-based (a function of seed
  * and i alone), so a slot costs a few multiplications and no state. */
 static uint64_t slotWord(uint64_t seed, size_t i)
@@ -142,55 +194,75 @@ static void fillRange(int *a, size_t lo, size_t hi, size_t n, plan_mix m,
 }
 
 typedef struct {
+    void (*fn)(void *ctx, size_t lo, size_t hi, int part);
+    void *ctx;
+    size_t lo, hi;
+    int part;
+} RangePart;
+
+static void *rangePart(void *arg)
+{
+    const RangePart *r = (const RangePart *)arg;
+    r->fn(r->ctx, r->lo, r->hi, r->part);
+    return NULL;
+}
+
+void planRanges(size_t n, size_t alone, int parts,
+                void (*fn)(void *ctx, size_t lo, size_t hi, int part),
+                void *ctx)
+{
+    RangePart part[PLAN_RANGES_MAX];
+    pthread_t thread[PLAN_RANGES_MAX];
+    int started[PLAN_RANGES_MAX] = {0};
+    if (parts > PLAN_RANGES_MAX)
+        parts = PLAN_RANGES_MAX;
+    if (n < alone || parts < 1)
+        parts = 1;
+    for (int k = 0; k < parts; ++k) {
+        const RangePart r = {fn, ctx, n / (size_t)parts * (size_t)k,
+                             k + 1 < parts
+                                 ? n / (size_t)parts * (size_t)(k + 1) : n,
+                             k};
+        part[k] = r;
+        if (k > 0)
+            started[k] = !pthread_create(&thread[k], NULL, rangePart,
+                                         &part[k]);
+    }
+    rangePart(&part[0]);
+    for (int k = 1; k < parts; ++k) {
+        if (started[k])
+            pthread_join(thread[k], NULL);
+        else
+            rangePart(&part[k]);
+    }
+}
+
+typedef struct {
     int *a;
-    size_t lo, hi, n;
+    size_t n;
     plan_mix m;
     uint64_t seed;
-} FillPart;
+} FillJob;
 
-static void *fillPart(void *arg)
+static void fillPart(void *ctx, size_t lo, size_t hi, int part)
 {
-    const FillPart *f = (const FillPart *)arg;
-    fillRange(f->a, f->lo, f->hi, f->n, f->m, f->seed);
-    return NULL;
+    const FillJob *f = (const FillJob *)ctx;
+    (void)part;
+    fillRange(f->a, lo, hi, f->n, f->m, f->seed);
 }
 
 /* Every slot is a function of the seed and its index alone, so a large
  * input is made by up to FILL_THREADS threads, each a range (a student's
- * check waits for it; a thread that cannot start leaves its range to the
- * caller). */
+ * check waits for it). */
 #define FILL_THREADS 4
 #define FILL_ALONE ((size_t)1 << 21)
 
 void planFill(int *a, size_t n, plan_mix m, uint64_t seed)
 {
-    if (n < FILL_ALONE) {
-        fillRange(a, 0, n, n, m, seed);
-    } else {
-        FillPart part[FILL_THREADS];
-        pthread_t thread[FILL_THREADS];
-        int started[FILL_THREADS] = {0};
-        for (int k = 0; k < FILL_THREADS; ++k) {
-            const FillPart f = {a, n / FILL_THREADS * (size_t)k,
-                                k + 1 < FILL_THREADS
-                                    ? n / FILL_THREADS * (size_t)(k + 1) : n,
-                                n, m, seed};
-            part[k] = f;
-            if (k > 0)
-                started[k] = !pthread_create(&thread[k], NULL, fillPart,
-                                             &part[k]);
-        }
-        fillPart(&part[0]);
-        for (int k = 1; k < FILL_THREADS; ++k) {
-            if (started[k])
-                pthread_join(thread[k], NULL);
-            else
-                fillPart(&part[k]);
-        }
-    }
+    FillJob f = {a, n, m, seed};
+    planRanges(n, FILL_ALONE, FILL_THREADS, fillPart, &f);
     if (m == MIX_SORTED || m == MIX_REVERSED)
-        qsort(a, n, sizeof *a, m == MIX_SORTED ? cmpAscending
-                                               : cmpDescending);
+        sortInts(a, n, m == MIX_REVERSED);
 }
 
 unsigned planGrid(int sms, size_t n, unsigned block)

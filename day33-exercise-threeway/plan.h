@@ -98,6 +98,16 @@ int planMixByName(const char *name);
  * HX_POISON or HX_GUARD_WORD. */
 void planFill(int *a, size_t n, plan_mix m, uint64_t seed);
 
+/* Calls fn(ctx, lo, hi, part) on parts ranges (at most PLAN_RANGES_MAX)
+ * that cover [0, n) in order, part 0 first; one range when n < alone.
+ * Part 0 runs in the caller, every other in a thread of its own (a thread
+ * that cannot start leaves its range to the caller); returns when all
+ * have ended. For work where each slot is independent of the others. */
+#define PLAN_RANGES_MAX 16
+void planRanges(size_t n, size_t alone, int parts,
+                void (*fn)(void *ctx, size_t lo, size_t hi, int part),
+                void *ctx);
+
 /* The seed of the input of a (size, mix): a function of the plan's seed
  * alone, so every machine makes the same input. */
 uint64_t planInputSeed(uint64_t seed, size_t n, plan_mix mix);

@@ -204,6 +204,24 @@ static void inputs(void)
     }
     free(b);
     free(s);
+    /* A large sorted input (the radix sort, not qsort): in order, and the
+     * reverse-sorted input of the same seed is its mirror. */
+    const size_t sn = ((size_t)1 << 17) + 3;
+    int *up = (int *)malloc(sn * sizeof *up);
+    int *down = (int *)malloc(sn * sizeof *down);
+    planFill(up, sn, MIX_SORTED, 7);
+    planFill(down, sn, MIX_REVERSED, 7);
+    size_t order = 0, mirror = 0;
+    for (size_t i = 0; i < sn; ++i) {
+        order += i && up[i - 1] > up[i];
+        mirror += up[i] != down[sn - 1 - i];
+    }
+    EXPECT(!order && up[0] < 0 && up[sn - 1] > 0, "a large sorted input "
+           "is out of order in %zu slots", order);
+    EXPECT(!mirror, "the reverse-sorted input is not the sorted one "
+           "reversed (%zu slots)", mirror);
+    free(up);
+    free(down);
 }
 
 int main(void)

@@ -180,6 +180,15 @@ enum { T_COPY, T_SPLIT, T_SCATTER, T_REF, T_ROWS };
 static const char *const launchName[T_ROWS] = {"copy", "split", "scatter",
                                                "reference"};
 
+/* The timing's status for slotVerdict's v (not 0): a guard written, on
+ * either side of any buffer, is out_of_bounds (the guards are read after
+ * every launch, warm-ups included, before the output is compared). */
+static const char *timingStatus(int v)
+{
+    return v == 1 || v == 4 ? "out_of_bounds"
+           : v == 2 ? "input_written" : "nondeterministic";
+}
+
 /* The timing of grade mode at g->n (the timing size, already checked as
  * runs of the plan), the GPU held exclusively for all its rounds (and no
  * longer than one launch's limit: the watchdog). Rounds, warm-ups first:
@@ -234,10 +243,8 @@ const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
     enqueueCheck(b, g, baseSlot, 1);
     HX_CHECK(cudaStreamSynchronize(0));
     unlockGpu();
-    const uint64_t inPos = unpadded(&base, g, SUM_IN_POS),
-                   inNeg = unpadded(&base, g, SUM_IN_NEG),
-                   refPos = unpadded(&base, g, SUM_REF_POS),
-                   refNeg = unpadded(&base, g, SUM_REF_NEG);
+    const uint64_t inPos = g->sum[SUM_IN_POS], inNeg = g->sum[SUM_IN_NEG],
+                   refPos = g->sum[SUM_REF_POS], refNeg = g->sum[SUM_REF_NEG];
     lockTiming(limit);
     for (int r = 0; r < total && badRound < 0; ++r) {
         const uint64_t m = 1 + randomWord() % ((1u << 20) - 1);
@@ -313,8 +320,7 @@ const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
                 "\"ref_scatter_ms\":null,\"r\":null,\"r_min\":null,"
                 "\"r_max\":null,\"status\":\"%s\",\"bad_round\":%d,"
                 "\"in_warmup\":%s,\"launch\":\"%s\",\"buffer\":",
-                badKind == 1 ? "out_of_bounds"
-                : badKind == 2 ? "input_written" : "nondeterministic",
+                timingStatus(badKind),
                 badRound, badRound < warmup ? "true" : "false",
                 launchName[badLaunch]);
         if (badBuffer)
@@ -356,6 +362,5 @@ const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
     free(rr);
     if (badRound < 0)
         return NULL;
-    return badKind == 1 ? "out_of_bounds"
-           : badKind == 2 ? "input_written" : "nondeterministic";
+    return timingStatus(badKind);
 }
