@@ -24,11 +24,12 @@ extern "C" {
 typedef struct {
     hx_split_report r;   /* hx_check_split3's report */
     const char *status;  /* judgeStatus(r.kind) */
-    char group[48];      /* with status "unwritten": the groups none of
-                            whose slots was written (judgeUnwrittenGroups;
-                            every group when nothing was written); else,
-                            and when only scattered slots were never
-                            written, "" */
+    char group[48];      /* whatever the status: the groups none of whose
+                            slots was written (judgeUnwrittenGroups; every
+                            group when nothing was written; a lone zero
+                            never written at a boundary is status
+                            "boundary" with group "zeros"); "" when every
+                            group has a slot written */
 } judge_verdict;
 
 /* The report hx_check_split3 gives the right split of an input of n

@@ -13,6 +13,10 @@ outputs. Standard library only (python3 >= 3.8).
 import os
 import sys
 
+if sys.version_info < (3, 8):   # one line, not a traceback (RHEL 8: 3.6)
+    sys.exit("grade.py: Python 3.8 or newer is needed; this is %d.%d (%s): "
+             "run it with a newer python3 (e.g. module load python/3.11)"
+             % (sys.version_info[0], sys.version_info[1], sys.executable))
 sys.dont_write_bytecode = True  # no __pycache__ in the repository
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 

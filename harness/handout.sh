@@ -25,6 +25,7 @@ set -euo pipefail
 EXCLUDE=(
     "day33-exercise-threeway/solution|the reference solution and its explanation"
     "harness/grade-tests|the grading corpus: kernels that pass, expected verdicts, transcripts quoting the answers"
+    "harness/grader/DESIGN.md|the grading tool's design and tests, for maintainers: it names the corpus's cases"
     "harness/evidence.sh|captures the maintainers' transcripts; runs the reference solution and the corpus"
     "harness/tests/gpu_off_by_one.sh|makes wrong kernels from the reference solution, whose lines it quotes"
     "day33-exercise-threeway/gpu-dev.sh|the exercise's GPU checks for maintainers; runs the reference solution and the grading corpus"

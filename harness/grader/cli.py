@@ -13,29 +13,56 @@ GPU.
 """
 
 import argparse
+import datetime
+import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import sys
 import threading
 import time
 
-from . import listing, machine, merge, pipeline, reports, running
+from . import clean, listing, machine, merge, pipeline, reports, running
 
 GRACE = 15.0            # s the grader waits beyond the driver's own watchdog
 SANITIZE_SLOWDOWN = 4   # memcheck's run may take this many times longer
 # compute-sanitizer memcheck's small run for every submission, unless
-# --no-sanitize: the decision and its measured cost are in GRADING.md
+# --no-sanitize: the decision and its measured cost are in grader/DESIGN.md
 # ("Out-of-bounds writes").
 SANITIZE_BY_DEFAULT = True
 
 
 def parse_shard(text):
+    """i/N: the shard i of N, 0 <= i < N. Re-running one shard (a failed
+    array task) is the same i/N again, into its own OUT."""
     m = re.fullmatch(r"(\d+)/(\d+)", text or "")
-    if not m or int(m.group(2)) < 1 or int(m.group(1)) >= int(m.group(2)):
-        raise argparse.ArgumentTypeError("--shard wants i/N with 0 <= i < N")
-    return int(m.group(1)), int(m.group(2))
+    if not m or int(m.group(2)) < 1:
+        raise argparse.ArgumentTypeError(
+            "%r: --shard wants i/N, the shard i of N (0 <= i < N)" % text)
+    i, n = int(m.group(1)), int(m.group(2))
+    if i >= n:
+        raise argparse.ArgumentTypeError(
+            "%s: shards count from 0, so i must be below N; to grade shard "
+            "%d of a class cut in %s again, pass --shard %d/N with the same "
+            "N as before (e.g. --shard %d/%d)" % (text, i, "N" if n <= i
+                                                  else n, i, i, i + 1 if
+                                                  n <= i else n))
+    return i, n
+
+
+def positive(kind):
+    def parse(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not a number" % text)
+        if not v > 0 or v != v or v == float("inf"):
+            raise argparse.ArgumentTypeError("%r: a limit must be a finite "
+                                             "number above 0" % text)
+        return v
+    return parse
 
 
 def cpus():
@@ -58,9 +85,9 @@ def parser():
     a = p.add_argument
     a("submissions", metavar="CLASS", help="the class folder")
     a("--out", default="grades", help="output folder (default: grades)")
-    a("--jobs", type=int, default=cpus(), help="compiles and drivers at "
+    a("--jobs", type=positive(int), default=cpus(), help="compiles and drivers at "
       "once (default: the CPUs this process may use, %(default)s)")
-    a("--per-gpu", type=int, default=12, help="drivers at once on one GPU, "
+    a("--per-gpu", type=positive(int), default=12, help="drivers at once on one GPU, "
       "at most (default %(default)s)")
     a("--gpus", default=None, help='GPUs to spread the submissions over, '
       'e.g. "0,1" (CUDA_VISIBLE_DEVICES values; default: the visible one)')
@@ -84,14 +111,14 @@ def parser():
       "memcheck's run")
     a("--no-perf", dest="perf", action="store_false", help="do not time "
       "(performance scores 0)")
-    a("--run-timeout", type=float, default=30.0, help="limit of one "
+    a("--run-timeout", type=positive(float), default=30.0, help="limit of one "
       "launch per 2^24 elements, s (the driver's watchdog; the grader's "
       "fires %g s after a run's launches; default %%(default)s)" % GRACE)
-    a("--submission-timeout", type=float, default=300.0, help="limit of one "
+    a("--submission-timeout", type=positive(float), default=300.0, help="limit of one "
       "submission's driver process, s (default %(default)s)")
-    a("--compile-timeout", type=float, default=60.0, help="limit of one "
+    a("--compile-timeout", type=positive(float), default=60.0, help="limit of one "
       "compile, s (default %(default)s)")
-    a("--compile-mem", type=int, default=4096, help="address-space limit "
+    a("--compile-mem", type=positive(int), default=4096, help="address-space limit "
       "of one compile, MiB (default %(default)s)")
     a("--driver", default=None, help="a driver already built (default: "
       "make -C day33-exercise-threeway threeway ARCH=... NVCC=...)")
@@ -101,6 +128,19 @@ def parser():
       "to nvcc, else on PATH)")
     a("--keep", action="store_true", help="keep every module under "
       "OUT/.grader/modules")
+    a("--only", nargs="+", metavar="NAME", default=None, help="grade only "
+      "these submissions (names as in grades.csv, or folders under "
+      "OUT/submissions) into an existing OUT, replacing their rows and "
+      "files and keeping every other row; the seed comes from OUT")
+    a("--roster", default=None, metavar="FILE.csv", help="identities for "
+      "a plain or Classroom class: a CSV with a folder, login or name "
+      "column, and SID and Email (GRADING.md, \"Rosters\")")
+    a("--due", default=None, metavar="TIME", help="the due time with its "
+      "offset, e.g. 2025-03-07T23:59-08:00: fills the late column from a "
+      "Gradescope export's submission times")
+    a("--hide-until-due", action="store_true", help="results.json: every "
+      "test but compile and signature visible to students only after the "
+      "due date")
     return p
 
 
@@ -114,7 +154,7 @@ class Log:
 
     def __call__(self, msg):
         with self.lock:
-            print(msg, file=self.stream, flush=True)
+            print(clean.text(msg), file=self.stream, flush=True)
 
 
 def stop_now(signum, frame):
@@ -177,15 +217,20 @@ def grade(args, log):
             "arch": cfg.arch, "build_only": cfg.build_only,
             "sanitize": cfg.sanitize and not cfg.build_only,
             "perf": cfg.perf and not cfg.build_only,
+            "hide_until_due": cfg.hide_until_due, "due": args.due,
             "jobs": cfg.jobs, "gpus": cfg.gpus, "reference": pipe.reference,
             "machine_ready_s": pipe.marks.get("machine"),
             "reference_ready_s": pipe.marks.get("reference"),
             "wall_s": wall}
-    write_outputs(cfg, mine, graded, meta, log)
-    log("%d submissions graded in %.1f s, setup included (--jobs %d); "
-        "wrote %s: grades.csv, gradescope.csv, timings.csv, summary.txt, "
+    if not cfg.keep:
+        shutil.rmtree(os.path.join(cfg.state, "modules"), ignore_errors=True)
+    write_outputs(cfg, subs, mine, graded, meta, log)
+    log("%d submissions done in %.1f s, setup included (--jobs %d); "
+        "wrote %s: grades.csv, %stimings.csv, summary.txt, "
         "submissions/*/results.json" % (len(mine), wall, cfg.jobs,
-                                        listing.display(args.out)))
+                                        listing.display(args.out),
+                                        "" if cfg.build_only else
+                                        "gradescope.csv, "))
     if cfg.build_only:
         log("grade.py: compile stage only (--build-only): %d compiled and "
             "not run (not_run), %d stopped at the compile stage" % (
@@ -204,15 +249,28 @@ def log_settings(cfg, log):
 def configure(args, log):
     """(cfg, class kind, every submission, this shard's) from the command
     line and the class folder; prints the first line."""
-    if args.jobs < 1 or args.per_gpu < 1:
-        raise ValueError("--jobs and --per-gpu must be at least 1")
     cfg = Config()
+    cfg.due = None
+    if args.due:
+        cfg.due = parse_time(args.due)
+        if cfg.due is None:
+            raise ValueError("--due %s: give a date, a time and its offset, "
+                             "e.g. 2025-03-07T23:59-08:00" % args.due)
+    cfg.hide_until_due = args.hide_until_due
+    cfg.only = args.only
     cfg.out = os.path.abspath(args.out)
     klass = os.path.abspath(args.submissions)
     if (cfg.out + os.sep).startswith(klass + os.sep):
         raise ValueError("--out %s is inside the class folder"
                          % listing.display(args.out))
     kind, subs, notes = listing.list_class(klass)
+    if args.roster:
+        if kind == "gradescope":
+            notes.append("--roster: not used (a Gradescope export names its "
+                         "submitters)")
+        else:
+            listing.apply_roster(subs, listing.read_roster(args.roster),
+                                 notes)
     folders = listing.folder_names([s.key for s in subs])
     for s in subs:
         s.out_dir = "submissions/" + folders[s.key]
@@ -223,6 +281,8 @@ def configure(args, log):
                  "run_timeout", "submission_timeout", "compile_timeout",
                  "compile_mem", "keep"):
         setattr(cfg, name, getattr(args, name))
+    if args.only:
+        mine, cfg.seed = regrade_set(args, cfg, subs, mine)
     cfg.grace, cfg.sanitize_slowdown = GRACE, SANITIZE_SLOWDOWN
     cfg.state = os.path.join(cfg.out, ".grader")
     cfg.gpus = [g.strip() for g in args.gpus.split(",")] if args.gpus \
@@ -242,6 +302,46 @@ def configure(args, log):
     return cfg, kind, subs, mine
 
 
+def regrade_set(args, cfg, subs, mine):
+    """(the submissions --only names, the seed) for a regrade into the
+    existing OUT: its seed, unless --seed gives the same; its settings
+    (--build-only, memcheck, performance, --arch when given) must match,
+    else ValueError with one line."""
+    try:
+        with open(os.path.join(cfg.out, "shard.json")) as f:
+            old = json.load(f)
+        reports.read_csv(os.path.join(cfg.out, "grades.csv"))
+    except (OSError, ValueError):
+        raise ValueError("--only grades into an existing OUT: %s has no "
+                         "grades.csv and shard.json; grade the class first"
+                         % listing.display(args.out))
+    if args.seed is not None and args.seed != old.get("seed"):
+        raise ValueError("--only: --seed %d differs from OUT's seed %s (a "
+                         "regrade uses OUT's)" % (args.seed, old.get("seed")))
+    now = {"build_only": cfg.build_only,
+           "sanitize": cfg.sanitize and not cfg.build_only,
+           "perf": cfg.perf and not cfg.build_only}
+    if args.arch:
+        now["arch"] = machine.normalise_arch(args.arch)
+    diff = [k for k, v in now.items() if old.get(k) != v]
+    if diff:
+        raise ValueError("--only: OUT was graded with %s; give the same "
+                         "settings to regrade into it" % ", ".join(
+                             "%s=%s" % (k, old.get(k)) for k in diff))
+    by = {}
+    for s in subs:
+        for name in (s.name, s.key, s.out_dir.split("/", 1)[1]):
+            by.setdefault(name, s)
+    unknown = [n for n in args.only if n not in by]
+    if unknown:
+        raise ValueError("--only: no submission named %s (names as in "
+                         "grades.csv's submission column, or folders under "
+                         "OUT/submissions)" % ", ".join(unknown))
+    cfg.old_meta = old
+    chosen = {id(by[n]) for n in args.only}
+    return [s for s in subs if id(s) in chosen], old["seed"]
+
+
 def setup_machine(cfg, args, log, arch_known):
     """The GPU probe, ARCH (when --arch did not give it; then
     arch_known(), so that the compiles start), the driver,
@@ -255,6 +355,8 @@ def setup_machine(cfg, args, log, arch_known):
         raise pipeline.NoGpu("; ".join(bad))
     for g, line, _ in found:
         log("  %s%s" % ("GPU %s: " % g if g else "", line))
+    cfg.locks = {g: machine.lock_path(g, machine.gpu_uuid(line))
+                 for g, line, _ in found}
     cfg.arch = cfg.arch or " ".join(sorted({cc for _, _, cc in found},
                                            key=int))
     arch_known()
@@ -270,11 +372,67 @@ def setup_machine(cfg, args, log, arch_known):
         cfg.sanitizer = machine.find_sanitizer(args.sanitizer, cfg.nvcc)
 
 
-def write_outputs(cfg, mine, graded, meta, log):
-    verdicts = [graded[id(s)][0] for s in mine]
-    summary = reports.write_tables(
-        cfg.out, [reports.grades_row(s, v) for s, v in zip(mine, verdicts)],
-        [r for s, v in zip(mine, verdicts)
-         for r in reports.gradescope_rows(s, v)],
-        [graded[id(s)][1] for s in mine], meta)
+def write_outputs(cfg, subs, mine, graded, meta, log):
+    """grades.csv, gradescope.csv, timings.csv, shard.json, summary.txt.
+    With --only, the rows of the submissions graded now replace theirs in
+    OUT's files and every other row is kept."""
+    rows = {s.out_dir: reports.grades_row(s, graded[id(s)][0],
+                                          late_of(s, cfg.due))
+            for s in mine}
+    times = {s.out_dir: graded[id(s)][1] for s in mine}
+    if cfg.only:
+        order = {s.out_dir: k for k, s in enumerate(subs)}
+        folder = lambda r: r["results"].rsplit("/", 1)[0]   # noqa: E731
+        for name, table in (("grades.csv", rows), ("timings.csv", times)):
+            for r in reports.read_csv(os.path.join(cfg.out, name)):
+                table.setdefault(folder(r), r)
+        rows = dict(sorted(rows.items(), key=lambda kv: order.get(
+            kv[0], len(order))))
+        meta["graded"] = [f for f in rows]
+        meta["regraded"] = [s.out_dir for s in mine]
+        meta["shard"] = cfg.old_meta.get("shard", meta["shard"])
+    grades = list(rows.values())
+    gs, refused, _ = reports.gradescope_rows(subs, grades)
+    summary = reports.write_tables(cfg.out, grades, gs, [
+        times[f] for f in rows if f in times], meta, refused)
     log(summary.rstrip("\n"))
+
+
+# ---------------------------------------------------------------------------
+# Times: --due, and a Gradescope export's submission times.
+
+TIME = re.compile(r"(\d{4}-\d\d-\d\d)[ T](\d\d):(\d\d)(?::(\d\d))?"
+                  r"(?:\.\d+)?\s*(Z|[+-]\d\d:?\d\d)?")
+
+
+def parse_time(text):
+    """An aware datetime from 2025-03-07T23:59-08:00, "2025-03-07
+    23:59:00.123456789 -08:00" (Gradescope's) or ...Z; None when the text
+    is not one, or has no offset."""
+    m = TIME.fullmatch((text or "").strip())
+    if not m or not m.group(5):
+        return None
+    off = m.group(5)
+    if off == "Z":
+        tz = datetime.timezone.utc
+    else:
+        sign = -1 if off[0] == "-" else 1
+        hh, mm = int(off[1:3]), int(off[-2:])
+        tz = datetime.timezone(sign * datetime.timedelta(hours=hh,
+                                                         minutes=mm))
+    y, mo, d = map(int, m.group(1).split("-"))
+    try:
+        return datetime.datetime(y, mo, d, int(m.group(2)), int(m.group(3)),
+                                 int(m.group(4) or 0), tzinfo=tz)
+    except ValueError:
+        return None
+
+
+def late_of(sub, due):
+    """grades.csv's late cell: "" (no --due, or no submission time),
+    "no", or how late in hours ("3.25h")."""
+    at = parse_time(getattr(sub, "created_at", ""))
+    if due is None or at is None:
+        return ""
+    late = (at - due).total_seconds()
+    return "no" if late <= 0 else "%.2fh" % (late / 3600.0)

@@ -54,6 +54,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from typing import List, Optional
 
@@ -174,6 +175,75 @@ except OSError as e:
 """
 
 
+# ---- what must not outlive the tool ------------------------------------
+
+# Every process group this tool starts (compiles and drivers alike) and
+# every scratch folder it makes, until they end: stop_all() kills and
+# removes them when the tool is stopped (SIGINT, SIGTERM), so that no
+# nvcc, cicc (gigabytes each) or driver outlives it, and no scratch
+# folder is left. Once stopping, nothing new starts.
+_LIVE = {"groups": set(), "folders": set(), "stopping": False}
+_LIVE_LOCK = threading.Lock()
+
+
+class Stopping(Exception):
+    """The tool is stopping: no process or folder may be started."""
+
+
+def start_group(*popen_args, **popen_kwargs):
+    """subprocess.Popen in a process group of its own, recorded until
+    end_group(proc.pid). Raises Stopping once stop_all() has run."""
+    with _LIVE_LOCK:
+        if _LIVE["stopping"]:
+            raise Stopping("the grading tool is stopping")
+        proc = subprocess.Popen(*popen_args, start_new_session=True,
+                                **popen_kwargs)
+        _LIVE["groups"].add(proc.pid)
+    return proc
+
+
+def kill_group(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def end_group(pgid):
+    """Kills whatever is left of the group and forgets it."""
+    kill_group(pgid)
+    with _LIVE_LOCK:
+        _LIVE["groups"].discard(pgid)
+
+
+def scratch_folder(prefix, parent=None):
+    """tempfile.mkdtemp, recorded until remove_folder()."""
+    with _LIVE_LOCK:
+        if _LIVE["stopping"]:
+            raise Stopping("the grading tool is stopping")
+        path = tempfile.mkdtemp(prefix=prefix, dir=parent)
+        _LIVE["folders"].add(path)
+    return path
+
+
+def remove_folder(path):
+    shutil.rmtree(path, ignore_errors=True)
+    with _LIVE_LOCK:
+        _LIVE["folders"].discard(path)
+
+
+def stop_all():
+    """Kills every process group under way and removes every scratch
+    folder; from now on nothing starts. For the tool's signal handler."""
+    with _LIVE_LOCK:
+        _LIVE["stopping"] = True
+        groups, folders = list(_LIVE["groups"]), list(_LIVE["folders"])
+    for pgid in groups:
+        kill_group(pgid)
+    for path in folders:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def limited(cmd, fsize, mem=0, nice=0):
     """cmd, as run under LIMIT_WRAPPER's limits."""
     return [sys.executable, "-I", "-S", "-c", LIMIT_WRAPPER, str(mem),
@@ -202,11 +272,9 @@ def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap,
     timed_out = False
     with open(log_path, "wb") as log:
         try:
-            proc = subprocess.Popen(limited(cmd, out_cap, mem_limit, nice),
-                                    cwd=cwd, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=log,
-                                    stderr=subprocess.STDOUT,
-                                    start_new_session=True)
+            proc = start_group(limited(cmd, out_cap, mem_limit, nice),
+                               cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                               stdout=log, stderr=subprocess.STDOUT)
         except OSError as e:
             raise CompilerUnavailable("cannot run %s: %s" % (cmd[0], e))
         try:
@@ -214,11 +282,9 @@ def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap,
         except subprocess.TimeoutExpired:
             timed_out = True
         # The group outlives nvcc when a child hangs: kill whatever is left.
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        kill_group(proc.pid)
         rc = proc.wait()
+        end_group(proc.pid)
     with open(log_path, "rb") as f:
         text = f.read(LOG_READ).decode("utf-8", "replace")
     if rc == 127 and text.startswith(CANNOT_RUN):
@@ -452,14 +518,18 @@ def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
     nvcc_path = find_nvcc(nvcc)
     # The source alone in one folder (the compile's working folder, so
     # that "threeway.cu" names the copy); the compiler's files in another.
-    src_dir = tempfile.mkdtemp(prefix="threeway-src-", dir=scratch)
-    work = tempfile.mkdtemp(prefix="threeway-work-", dir=scratch)
+    src_dir = scratch_folder("threeway-src-", scratch)
+    try:
+        work = scratch_folder("threeway-work-", scratch)
+    except BaseException:
+        remove_folder(src_dir)
+        raise
     try:
         result = _compile(src, out_module, archs, nvcc_path, src_dir, work,
                           t0, time_limit, mem_limit, out_cap, nice)
     finally:
-        shutil.rmtree(src_dir, ignore_errors=True)
-        shutil.rmtree(work, ignore_errors=True)
+        remove_folder(src_dir)
+        remove_folder(work)
     result.seconds = time.monotonic() - t0
     return result
 

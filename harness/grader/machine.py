@@ -5,7 +5,7 @@ course's one test for a usable GPU: exit 0 and a "GPU: ..." line, or
 exit 3 and one line saying why not); the driver
 (day33-exercise-threeway/threeway, built by its Makefile, holding no
 submission code); and the GPU lock files, one per GPU, that every driver
-of a grading run shares (harness/hx_lock.h).
+on the node shares (harness/hx_lock.h), on node-local storage.
 """
 
 import os
@@ -73,11 +73,29 @@ def _run(cmd, timeout, env=None):
     return p.returncode, p.stdout.decode("utf-8", "replace")
 
 
+# GRADE_NO_BUILD=1 in the environment (a Slurm array's tasks): the probe
+# and the driver must be built already; the tool never runs make, which in
+# a repository the tasks share would build at once in several of them, or
+# again whenever a node's nvcc path differs from where they were built.
+NO_BUILD = "GRADE_NO_BUILD"
+
+
+def _prebuilt(path, how):
+    if os.environ.get(NO_BUILD) != "1":
+        return False
+    if not os.access(path, os.X_OK):
+        raise SetupError("%s is not built, and %s=1 says not to build it "
+                         "here: build it once first (%s)" % (
+                             os.path.relpath(path, REPO), NO_BUILD, how))
+    return True
+
+
 def probe_gpus(gpus, nvcc):
     """[(gpu, line, cc)] for each GPU of --gpus (None: the default one):
     cc "90" when usable, None with the probe's one line when not."""
-    rc, text = _run(["make", "--no-print-directory", "-C", HARNESS, "probe",
-                     "NVCC=" + nvcc], 600)
+    rc, text = (0, "") if _prebuilt(PROBE, "make -C harness probe") else \
+        _run(["make", "--no-print-directory", "-C", HARNESS, "probe",
+              "NVCC=" + nvcc], 600)
     if rc != 0 or not os.access(PROBE, os.X_OK):
         raise SetupError("building the GPU probe (make -C harness probe) "
                          "failed:\n" + text[-3000:])
@@ -101,6 +119,9 @@ def probe_gpus(gpus, nvcc):
 def build_driver(arch, nvcc, jobs):
     """Builds ./threeway for arch with the exercise's Makefile (make
     reuses what is up to date). Returns the driver's path."""
+    if _prebuilt(DRIVER, "make -C day33-exercise-threeway threeway "
+                 "ARCH=\"%s\"" % arch):
+        return DRIVER
     cmd = ["make", "--no-print-directory", "-j%d" % max(jobs, 1), "-C",
            EXERCISE, "threeway", "ARCH=" + arch, "NVCC=" + nvcc]
     rc, text = _run(cmd, 3600)
@@ -110,7 +131,56 @@ def build_driver(arch, nvcc, jobs):
     return DRIVER
 
 
-def lock_path(state, gpu):
-    """The lock file every driver on this GPU shares in this grading run."""
-    name = "default" if gpu is None else re.sub(r"[^A-Za-z0-9_-]", "_", gpu)
-    return os.path.join(state, "gpu-%s.lock" % name)
+# The GPU lock files' folder: node-local, shared by every grading run and
+# every user on the node (never OUT, which on a cluster is a shared file
+# system where two nodes' runs would exclude each other, and never
+# $TMPDIR, which a cluster often makes per job, so that two jobs on one
+# node would not). /run/lock first: Slurm's job_container/tmpfs gives each
+# job a /tmp and a /dev/shm of its own. The first that this user may
+# write; HX_LOCK_DIR in the environment overrides them.
+LOCK_DIRS = ("/run/lock", "/var/lock", "/dev/shm", "/tmp")
+UUID = re.compile(r"\b(GPU-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-"
+                  r"[0-9a-fA-F]{12})\b")
+
+
+def gpu_uuid(probe_line):
+    """The GPU's UUID ("GPU-8f0e...") from the probe's line, or None."""
+    m = UUID.search(probe_line or "")
+    return m.group(1) if m else None
+
+
+def lock_dir():
+    given = os.environ.get("HX_LOCK_DIR")
+    for d in ([given] if given else []) + list(LOCK_DIRS):
+        if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK):
+            return d
+    raise SetupError("no folder for the GPU lock files: set HX_LOCK_DIR to "
+                     "a node-local folder this user may write")
+
+
+def lock_path(gpu, uuid=None, folder=None):
+    """The lock file every driver on this GPU shares, whichever grading run
+    or user started it: named by the GPU's UUID when the probe gave it,
+    else by the CUDA_VISIBLE_DEVICES value (safe, if coarser: two jobs of
+    a cluster that each see their GPU as "0" then share one lock). The
+    file is created readable and writable by all (a lock another user
+    made is used as it is); one this user cannot open for writing falls
+    back to a name of this user's own."""
+    folder = folder or lock_dir()
+    name = uuid or ("visible-" + ("default" if gpu is None else
+                                  re.sub(r"[^A-Za-z0-9_-]", "_", gpu)))
+    path = os.path.join(folder, "threeway-%s.lock" % name)
+    for cand in (path, "%s.uid%d" % (path, os.getuid())):
+        try:
+            fd = os.open(cand, os.O_RDWR | os.O_CREAT |
+                         getattr(os, "O_NOFOLLOW", 0), 0o666)
+        except OSError:
+            continue
+        try:
+            if os.fstat(fd).st_uid == os.getuid():
+                os.fchmod(fd, 0o666)
+        finally:
+            os.close(fd)
+        return cand
+    raise SetupError("cannot open a GPU lock file in %s: set HX_LOCK_DIR "
+                     "to a node-local folder this user may write" % folder)

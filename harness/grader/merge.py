@@ -1,10 +1,13 @@
 """merge: the OUT folders of --shard i/N runs, merged into one.
 
 Checked before anything is written: every folder is a grade.py OUT
-folder; the shards graded the same class (the same submission folders);
-every shard 0..N-1 is present once; every submission was graded exactly
-once. Then grades.csv, gradescope.csv, timings.csv, summary.txt and
-shard.json are written, and each submission's folder is copied.
+folder (one that is not, a task that failed, is named); the shards graded
+the same class (the same submission folders) with the same settings
+(SETTINGS: the seed, ARCH, memcheck, performance, --build-only); every
+shard 0..N-1 is present once (the missing ones are named, with the
+command that grades one again); every submission was graded exactly once.
+Then grades.csv, gradescope.csv, timings.csv, summary.txt and shard.json
+are written, and each submission's folder is copied.
 """
 
 import argparse
@@ -13,6 +16,12 @@ import os
 import shutil
 
 from . import reports
+
+# What every shard must share: a merge of shards graded differently would
+# mix grades from different plans, GPUs or checks (a --no-sanitize shard
+# lets an out-of-bounds write pass).
+SETTINGS = ("seed", "arch", "sanitize", "perf", "build_only",
+            "hide_until_due")
 
 
 def main(argv):
@@ -28,10 +37,15 @@ def main(argv):
             with open(os.path.join(d, "shard.json")) as f:
                 meta = json.load(f)
             tables = {name: reports.read_csv(os.path.join(d, name)) for name
-                      in ("grades.csv", "gradescope.csv", "timings.csv")}
+                      in ("grades.csv", "timings.csv")}
+            tables["gradescope.csv"] = [] if meta.get("build_only") else \
+                reports.read_csv(os.path.join(d, "gradescope.csv"))
             shards.append((d, meta, tables))
         except (OSError, ValueError) as e:
-            problems.append("%s: not a grade.py OUT folder (%s)" % (d, e))
+            problems.append("%s: not a finished grade.py OUT folder (%s): "
+                            "its task failed or is still running; grade "
+                            "that shard again with the same --shard i/N "
+                            "and --seed" % (d, e))
     problems += _check(shards)
     if problems:
         for msg in problems:
@@ -74,8 +88,17 @@ def _check(shards):
     classes = {tuple(m.get("folders", [])) for _, m, _ in shards}
     if len(classes) > 1:
         problems.append("the shards graded different classes")
-    if len({m.get("build_only") for _, m, _ in shards}) > 1:
-        problems.append("some shards ran with --build-only, some without")
+    for key in SETTINGS:
+        values = {}
+        for d, m, _ in shards:
+            values.setdefault(json.dumps(m.get(key)), []).append(m.get(
+                "shard", d))
+        if len(values) > 1:
+            problems.append("the shards were graded with different %s: %s; "
+                            "grade them again with the same settings" % (
+                                key, "; ".join("%s in %s" % (v, ", ".join(
+                                    map(str, w))) for v, w in
+                                    values.items())))
     ids = [m.get("shard", "") for _, m, _ in shards]
     counts = {i.split("/")[-1] for i in ids}
     if len(counts) != 1 or not next(iter(counts)).isdigit():
@@ -85,8 +108,12 @@ def _check(shards):
         n = int(next(iter(counts)))
         want = {"%d/%d" % (i, n) for i in range(n)}
         if want - set(ids):
-            problems.append("shards missing: %s" % ", ".join(
-                sorted(want - set(ids))))
+            seed = shards[0][1].get("seed")
+            problems.append("shards missing: %s (grade each with grade.py "
+                            "CLASS --shard i/%d --seed %s --out DIR, then "
+                            "merge again)" % (", ".join(sorted(
+                                want - set(ids), key=lambda x: int(
+                                    x.split("/")[0]))), n, seed))
         if len(ids) != len(set(ids)):
             problems.append("a shard was given twice")
     seen = {}

@@ -7,14 +7,24 @@ Nothing waits for a whole other stage. At once, side by side:
     every submission, each compile at a lower CPU priority (NICE) than
     the drivers, so that it fills the time they leave and never delays
     one (a driver's timing holds the GPU alone for milliseconds);
-  - the run pool (at most --per-gpu drivers a GPU, --jobs in all): a
-    submission runs as soon as it is compiled and the driver is built:
-    the driver's full plan, then compute-sanitizer's small run when the
-    plan ended normally. The reference runs in it like any submission, on
-    every GPU of --gpus; nothing waits for it but the verdicts;
-  - the finisher (one thread): judges each submission once the reference
-    has passed on its GPU (the reference's x_copy is the performance
-    yardstick) and writes its folder at once.
+  - the run pool (--jobs drivers in all, at most --per-gpu on any one
+    GPU: each driver takes a slot of the least busy GPU of --gpus and
+    keeps it for its full plan and its memcheck run). The reference
+    solution runs first, on every GPU of --gpus, and must pass before
+    any submission's driver starts: no submission can delay it or share
+    the GPU with it. Then a submission runs as soon as it is compiled:
+    the driver's full plan (timed against the reference's module,
+    --ref-module, unless --no-perf); after a crash, once, the driver
+    again for the tests the crash left unfinished (--tests; never after
+    a timeout: a staller costs one process's limit at most); then
+    compute-sanitizer's small run whenever the module loaded. Every
+    driver is under running.py's watchdogs: one that stalls is killed
+    with its process group (its GPU lock goes with it) and is that
+    submission's timeout alone;
+  - the finisher (one thread): judges each submission (performance from
+    the driver's r, its kernel's time over the reference's; the
+    reference's x_copy on its GPU only for a timing without r) and
+    writes its folder at once.
 If no GPU is usable, or the reference fails, every task still queued
 stops, the tasks under way end on their own, and nothing is written.
 """
@@ -39,12 +49,16 @@ class Pipeline:
     def __init__(self, cfg, log, clock, total):
         self.cfg, self.log, self.clock, self.total = cfg, log, clock, total
         self.reference, self.ref_x = {}, {}
+        self.ref_module = None  # the reference's module: --ref-module
         self.arch_ready = threading.Event()     # cfg.arch is known
         self.machine_ready = threading.Event()  # the driver is built
         self.ref_ready = threading.Event()      # the reference passed
         self.failure, self.no_gpu = None, None
         self.graded, self.done, self.lock = {}, 0, threading.Lock()
         self.futures, self.ref_left = [], 0
+        self.held = {g: 0 for g in cfg.gpus}    # drivers on each GPU now
+        self.slot_free = threading.Condition(self.lock)
+        self.waiting = []   # compiled submissions waiting for the reference
         self.marks = {}     # when the machine, the reference were ready
         if cfg.arch:
             self.arch_ready.set()
@@ -101,8 +115,39 @@ class Pipeline:
         with self.lock:
             self.failure = self.failure or failure or "no usable GPU"
             self.no_gpu = self.no_gpu or no_gpu
+            self.waiting = []
         for ev in (self.arch_ready, self.machine_ready, self.ref_ready):
             ev.set()
+
+    def _reference_passed(self):
+        """The reference passed on every GPU: the submissions' drivers
+        that waited for it start now."""
+        with self.lock:
+            self.marks["reference"] = round(self.clock(), 3)
+            self.ref_ready.set()
+            waiting, self.waiting = self.waiting, []
+        for args in waiting:
+            self._submit("run", self._run, *args)
+
+    def _take_gpu(self, want=None):
+        """A driver slot on GPU want, or on the least busy GPU of --gpus
+        (the first such in --gpus' order); waits while none is free.
+        --per-gpu drivers at most on any one GPU."""
+        with self.slot_free:
+            while True:
+                free = [g for g in ([want] if want in self.held else
+                                    self.cfg.gpus)
+                        if self.held[g] < self.cfg.per_gpu]
+                if free:
+                    gpu = min(free, key=lambda g: self.held[g])
+                    self.held[gpu] += 1
+                    return gpu
+                self.slot_free.wait()
+
+    def _give_gpu(self, gpu):
+        with self.slot_free:
+            self.held[gpu] -= 1
+            self.slot_free.notify_all()
 
     def _wait_all(self):
         """Until every task, and every task they started, has ended."""
@@ -127,6 +172,7 @@ class Pipeline:
         if prebuilt:
             comp = compiling.Compiled(True, None, "", os.path.abspath(
                 prebuilt))
+            self.ref_module = comp.module
             comp.seed = compiling.submission_seed(cfg.seed, prebuilt)
             for gpu in cfg.gpus:
                 self._submit("run", self._run_reference, comp, gpu)
@@ -148,6 +194,7 @@ class Pipeline:
             raise machine.SetupError("the reference solution does not "
                                      "compile: %s: %s" % (comp.verdict,
                                                           comp.message))
+        self.ref_module = comp.module
         for gpu in self.cfg.gpus:
             self._submit("run", self._run_reference, comp, gpu)
 
@@ -163,8 +210,14 @@ class Pipeline:
         if comp is None:
             return
         if comp.ok and not self.cfg.build_only:
+            with self.lock:
+                if not self.ref_ready.is_set():
+                    self.waiting.append((k, s, comp))
+                    return
             self._submit("run", self._run, k, s, comp)
         else:
+            if not self.cfg.keep and comp.ok and comp.module:
+                _remove(comp.module)    # never run (--build-only): not kept
             self._submit("finish", self._finish, s, comp, None, None, "",
                          None, None)
 
@@ -174,15 +227,26 @@ class Pipeline:
             return
         result = os.path.join(self.cfg.state, "reference-%s.jsonl"
                               % (gpu or "default"))
-        run = self._driver(comp, result, gpu)
+        self._take_gpu(gpu)
+        try:
+            run = self._driver(comp, result, gpu)
+        finally:
+            self._give_gpu(gpu)
         reason, detail = judge.classify(run)
         timing = run.first("timing") or {}
         where = " on GPU %s" % gpu if gpu else ""
-        if reason != "pass" or (self.cfg.perf and not timing.get("x_copy")):
+        if reason == "pass" and self.cfg.perf and not (
+                timing.get("x_copy") and timing.get("r")):
+            # timed against itself (--ref-module): r near 1 says the
+            # driver times the two modules as the judge expects
+            reason, detail = "tool_error", "its timing has no x_copy or " \
+                "no r (the kernel's time over the reference's): %s" % (
+                    {k: v for k, v in timing.items() if k != "_t"} or
+                    "no timing event")
+        if reason != "pass":
             raise machine.SetupError(
                 "the reference solution does not pass%s: %s: %s\n%s"
-                % (where, reason, detail or "no timing",
-                   run.output()[-3000:]))
+                % (where, reason, detail, run.output()[-3000:]))
         self.reference[gpu or "default"] = {
             "x_copy": timing.get("x_copy"),
             "x_copy_min": timing.get("x_copy_min"),
@@ -191,50 +255,75 @@ class Pipeline:
             "began_at": round(run.at, 3),
             "begin": {k: v for k, v in (run.first("begin") or {}).items()
                       if k != "_t"}}
-        self.log("  reference%s: pass, split %sx copy (the performance "
-                 "yardstick), %.1f s" % (where, timing.get("x_copy", "-"),
-                                         run.wall))
+        self.log("  reference%s: pass, split %sx copy, r %s against "
+                 "itself, %.1f s" % (where, timing.get("x_copy", "-"),
+                                     timing.get("r", "-"), run.wall))
         with self.lock:
             self.ref_x[gpu] = timing.get("x_copy")
             self.ref_left -= 1
-            if self.ref_left == 0:
-                self.marks["reference"] = round(self.clock(), 3)
-                self.ref_ready.set()
+            last = self.ref_left == 0
+        if last:
+            self._reference_passed()
 
     def _run(self, k, s, comp):
         self.machine_ready.wait()
+        self.ref_ready.wait()
         if self.failure:
             return
+        gpu = self._take_gpu()
+        try:
+            self._run_on(k, s, comp, gpu)
+        finally:
+            self._give_gpu(gpu)
+
+    def _run_on(self, k, s, comp, gpu):
+        """The plan's driver; once, after a crash, a driver for the tests
+        it left unfinished (judge.tests_to_rerun: never after a timeout or
+        an error of the machine); memcheck's run whenever the module
+        loaded, but not after an error of the machine (the submission is
+        graded again whole), and after a timeout only within what is left
+        of the submission's limit."""
         cfg = self.cfg
-        gpu = cfg.gpus[k % len(cfg.gpus)]
         folder = os.path.join(cfg.state, "runs", str(k))
         os.makedirs(folder, exist_ok=True)
-        run = san = None
+        runs, san = [], None
         san_log, broken = "", None
         try:
-            run = self._driver(comp, os.path.join(folder, "plan.jsonl"), gpu)
-            if cfg.sanitize and run.first("end") and not run.killed and \
-                    run.rc == 0 and (run.first("module") or {}).get(
-                        "status") == "ok":
+            runs.append(self._driver(comp, os.path.join(folder,
+                                                        "plan.jsonl"), gpu))
+            again = judge.tests_to_rerun(runs)
+            if again:
+                runs.append(self._driver(
+                    comp, os.path.join(folder, "plan-2.jsonl"), gpu,
+                    tests=again))
+            loaded = any((r.first("module") or {}).get("status") == "ok"
+                         for r in runs)
+            reason = judge.classify(runs[-1])[0]
+            budget = cfg.submission_timeout
+            if reason == "timeout":
+                budget -= sum(r.wall for r in runs)
+            if cfg.sanitize and loaded and \
+                    judge.status_of(reason) != "error" and budget >= 1:
                 log_file = os.path.join(folder, "memcheck.log")
                 san = self._driver(comp, os.path.join(folder,
                                                       "sanitize.jsonl"),
-                                   gpu, "sanitize", log_file)
+                                   gpu, "sanitize", log_file,
+                                   limit=min(budget, cfg.submission_timeout))
                 san_log = _read(log_file, 1 << 16)
         except OSError as e:        # the tool could not start a process
             broken = e
         if not cfg.keep:
-            try:
-                os.remove(comp.module)
-            except OSError:
-                pass
-        self._submit("finish", self._finish, s, comp, run, san, san_log, gpu,
-                     broken)
+            _remove(comp.module)
+        self._submit("finish", self._finish, s, comp, runs or None, san,
+                     san_log, gpu, broken)
 
-    def _driver(self, comp, result, gpu, plan="full", log_file=None):
+    def _driver(self, comp, result, gpu, plan="full", log_file=None,
+                tests=None, limit=None):
         at = self.clock()
         run = running.driver_run(self.cfg, comp.module, result, comp.seed,
-                                 gpu, plan, log_file)
+                                 gpu, plan, log_file,
+                                 ref_module=self.ref_module, tests=tests,
+                                 limit=limit)
         run.at = at
         return run
 
@@ -249,13 +338,16 @@ class Pipeline:
                 raise broken
             v = judge.judge(comp, run, san, san_log, self.ref_x.get(gpu),
                             self.cfg)
+            if v.reason not in judge.REASONS:
+                raise ValueError("the verdict %r is not one the tool knows"
+                                 % (v.reason,))
         except Exception as e:      # a fault of this tool: this one only
             v = judge.judge(comp, None, None, "", None, self.cfg)
             v.reason = "tool_error"
             v.detail = "the grading tool failed on this submission (%s); " \
                 "grade again" % type(e).__name__
             self.log("grade.py: grading %s failed: %r" % (s.name, e))
-        elapsed = (comp.t1 - comp.t0) + (run.wall if run else 0) + \
+        elapsed = (comp.t1 - comp.t0) + sum(r.wall for r in run or []) + \
             (san.wall if san else 0)
         reports.write_submission(self.cfg.out, s, comp, run, san, san_log, v,
                                  elapsed, self.cfg.seed)
@@ -275,3 +367,10 @@ def _read(path, limit):
             return f.read(limit).decode("utf-8", "replace")
     except OSError:
         return ""
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass

@@ -14,6 +14,10 @@ watchdogs look at the clock:
     killed and run k is named;
   - per submission: the whole process, its context creation, module load
     and timing included, within the per-submission limit.
+Both count the driver's time less its waits for the GPU lock (its "lock"
+events): a driver queued behind another's stall is not charged for it.
+The killed process's group goes whole, so its GPU lock (an fcntl lock,
+which the kernel drops with the process) is free at once.
 Whatever happens (any exit code, signal, output or silence) is returned
 as facts in a Run; judge.py turns them into the verdict.
 """
@@ -21,19 +25,21 @@ as facts in a Run; judge.py turns them into the verdict.
 import json
 import os
 import selectors
-import signal
 import subprocess
-import threading
 import time
 
+from . import clean, compiler
 from .compiler import limited
-from .listing import display
 
 CAP = 4096                      # bytes kept of each stream's head and tail
 POLL = 0.05                     # seconds between looks at the result file
 EVENTS_MAX = 1 << 20            # bytes of the result file read at most
 SANITIZE_EXIT = 86              # compute-sanitizer --error-exitcode
 FSIZE = 64 << 20                # RLIMIT_FSIZE of the driver and sanitizer
+# A driver's waits for the GPU lock are not charged to its limits (see
+# _DriverClock), but its whole life, waits included, is capped at this
+# many times the per-submission limit.
+LOCK_WAIT_CAP = 3
 
 # The limits are compiler.py's exec wrapper's (compiler.limited): no core
 # files, no file above FSIZE. RLIMIT_AS is not set: CUDA reserves tens of
@@ -41,16 +47,11 @@ FSIZE = 64 << 20                # RLIMIT_FSIZE of the driver and sanitizer
 # the course's code, and the submission has no host code that could fork.
 
 
-_LIVE, _LIVE_LOCK = set(), threading.Lock()   # process groups under way
-
-
 def kill_all():
-    """Kills every process group still under way: the tool is stopping
+    """Kills every process group still under way, compiles and drivers,
+    and removes the compiles' scratch folders: the tool is stopping
     (SIGINT or SIGTERM) and none of them may outlive it."""
-    with _LIVE_LOCK:
-        groups = list(_LIVE)
-    for pgid in groups:
-        _kill_group(pgid)
+    compiler.stop_all()
 
 
 class Capped:
@@ -70,17 +71,13 @@ class Capped:
             del self.tail[:max(len(self.tail) - CAP, 0)]
 
     def text(self):
-        """Escaped text: printable but for newlines and tabs."""
-        def clean(b):
-            s = bytes(b).decode("utf-8", "surrogateescape")
-            return "\n".join("\t".join(display(part) for part in
-                                       line.split("\t"))
-                             for line in s.split("\n"))
+        """Escaped text: printable but for newlines and tabs (clean.py)."""
         if self.total <= CAP:
-            return clean(self.head)
+            return clean.from_bytes(self.head)
         skipped = self.total - len(self.head) - len(self.tail)
         return "%s\n[... %d bytes left out ...]\n%s" % (
-            clean(self.head), skipped, clean(self.tail))
+            clean.from_bytes(self.head), skipped,
+            clean.from_bytes(self.tail))
 
 
 class Run:
@@ -92,13 +89,48 @@ class Run:
     def __init__(self, shown):
         self.shown, self.rc, self.killed = shown, None, None
         self.events, self.junk, self.wall = [], 0, 0.0
+        self._by = None         # the events indexed (_index)
         self.out, self.err = Capped(), Capped()
         self.ended = 0.0
         self.at = 0.0           # when it started, on the grading run's clock
+        self.tests = None       # the tests it was asked for (--tests)
+
+    def add(self, ev):
+        self.events.append(ev)
+        self._by = None
+
+    def _index(self):
+        """{event name: [events]} and {(name, run): [events]}, built once
+        for the events read so far: the judge looks each run's events up
+        by its number, and a scan of every event for each run made it
+        quadratic in the plan's runs."""
+        if self._by is None:
+            by, by_run = {}, {}
+            for e in self.events:
+                name = e.get("event")
+                if not isinstance(name, str):
+                    continue
+                by.setdefault(name, []).append(e)
+                k = e.get("run")
+                try:
+                    by_run.setdefault((name, k), []).append(e)
+                except TypeError:           # a run that is not hashable
+                    pass
+            self._by = (by, by_run)
+        return self._by
 
     def find(self, name, **match):
-        return [e for e in self.events if e.get("event") == name and
-                all(e.get(k) == v for k, v in match.items())]
+        by, by_run = self._index()
+        if "run" in match:
+            try:
+                found = by_run.get((name, match["run"]), [])
+            except TypeError:
+                found = [e for e in by.get(name, [])
+                         if e.get("run") == match["run"]]
+        else:
+            found = by.get(name, [])
+        return [e for e in found if all(e.get(k) == v
+                                        for k, v in match.items())]
 
     def first(self, name, **match):
         found = self.find(name, **match)
@@ -150,17 +182,15 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
     run = Run(shown)
     full = limited(cmd, FSIZE)
     start = time.monotonic()
-    with _LIVE_LOCK:
-        proc = subprocess.Popen(full, env=env, stdin=subprocess.DEVNULL,
+    proc = compiler.start_group(full, env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE,
-                                start_new_session=True)
-        _LIVE.add(proc.pid)
+                                stderr=subprocess.PIPE)
     tail = _Tail(result_path)
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ, run.out)
     sel.register(proc.stderr, selectors.EVENT_READ, run.err)
     opened = _Opened()          # run k -> (when its "start" was read, limit)
+    clock = _DriverClock(start)
     drain_until = None
     try:
         while True:
@@ -171,7 +201,7 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
                 else:
                     sel.unregister(key.fileobj)
             now = time.monotonic()
-            _read_events(run, tail, now - start, opened, run_limit)
+            _read_events(run, tail, now - start, opened, run_limit, clock)
             if proc.poll() is not None or run.killed:
                 # The leader is gone: whatever is left of its group goes
                 # too, and the pipes get a moment to drain.
@@ -180,11 +210,13 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
                 if not sel.get_map() or now > drain_until:
                     break
                 continue
-            late = _late_run(opened, now)
+            late = _late_run(opened, clock.now())
             if late:
                 run.killed = ("run",) + late
-            elif now - start > sub_limit:
+            elif clock.now() > sub_limit:
                 run.killed = ("submission", None, sub_limit)
+            elif now - start > sub_limit * LOCK_WAIT_CAP:
+                run.killed = ("submission", None, sub_limit * LOCK_WAIT_CAP)
             if run.killed:
                 _kill_group(proc.pid)
     finally:
@@ -193,13 +225,38 @@ def run_process(cmd, shown, result_path, env, run_limit, sub_limit):
         proc.stderr.close()
         _kill_group(proc.pid)
         proc.wait()
-        with _LIVE_LOCK:
-            _LIVE.discard(proc.pid)
+        compiler.end_group(proc.pid)
         run.ended = time.monotonic()
-        _read_events(run, tail, run.ended - start, opened, run_limit)
+        _read_events(run, tail, run.ended - start, opened, run_limit, clock)
         tail.close()
     run.rc, run.wall = proc.returncode, run.ended - start
     return run
+
+
+class _DriverClock:
+    """Seconds since the driver started, less the time it waited for the
+    GPU lock: between its {"event":"lock","state":"wait"} and the next
+    lock event ("held", or any other state). A driver queued behind
+    another's stall (a timing that holds the lock exclusive until its
+    watchdog stops it) is not charged for it; the holder is, and is
+    stopped at its own limit."""
+
+    def __init__(self, start):
+        self.start, self.waited, self.since = start, 0.0, None
+
+    def now(self):
+        t = time.monotonic()
+        paused = t - self.since if self.since is not None else 0.0
+        return t - self.start - self.waited - paused
+
+    def lock_event(self, state):
+        t = time.monotonic()
+        if state == "wait":
+            if self.since is None:
+                self.since = t
+        elif self.since is not None:
+            self.waited += t - self.since
+            self.since = None
 
 
 class _Opened(dict):
@@ -225,7 +282,7 @@ def _late_run(opened, now):
     return (first, total) if now - base > total else None
 
 
-def _read_events(run, tail, t, opened, run_limit):
+def _read_events(run, tail, t, opened, run_limit, clock):
     for line in tail.lines():
         try:
             ev = json.loads(line.decode("utf-8"))
@@ -236,33 +293,39 @@ def _read_events(run, tail, t, opened, run_limit):
             run.junk += 1
             continue
         ev["_t"] = round(t, 3)
-        run.events.append(ev)
+        run.add(ev)
         if ev.get("event") == "start":
-            opened[ev.get("run")] = (time.monotonic(), run_limit(ev))
+            opened[ev.get("run")] = (clock.now(), run_limit(ev))
         elif ev.get("event") in ("result", "fault", "timeout"):
             if opened.pop(ev.get("run"), None) is not None:
-                opened.closed = time.monotonic()
+                opened.closed = clock.now()
+        elif ev.get("event") == "lock":
+            clock.lock_event(ev.get("state"))
 
 
-def _kill_group(pgid):
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+_kill_group = compiler.kill_group
 
 
-def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None):
+def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None,
+               ref_module=None, tests=None, limit=None):
     """Runs the driver's grade mode on one module: the full plan (timed
-    unless --no-perf) or, under compute-sanitizer memcheck, the sanitize
-    plan. Returns the Run; its shown command leaves out the grader's own
-    paths."""
-    from .machine import lock_path
+    unless --no-perf, against ref_module, the reference solution's
+    module: --ref-module) or, under compute-sanitizer memcheck, the
+    sanitize plan. tests: only these named tests (--tests a,b: a process
+    started again after a crash; not timed, its points being lost
+    already). limit: the process's limit, if not the per-submission one.
+    Returns the Run (run.tests: the tests asked for, or None); its shown
+    command leaves out the grader's own paths."""
     args = ["--grade", "--module", module, "--result", result,
             "--seed", str(seed), "--plan", plan,
-            "--lock", lock_path(cfg.state, gpu),
+            "--lock", cfg.locks[gpu],
             "--run-timeout", "%g" % cfg.run_timeout]
-    if plan == "full" and cfg.perf:
+    if tests:
+        args += ["--tests", ",".join(tests)]
+    elif plan == "full" and cfg.perf:
         args.append("--time")
+        if ref_module:
+            args += ["--ref-module", ref_module]
     cmd = [cfg.driver] + args
     slow = cfg.sanitize_slowdown if plan == "sanitize" else 1
 
@@ -284,8 +347,10 @@ def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None):
                "kns=scatterThreeWay", "--error-exitcode",
                str(SANITIZE_EXIT), "--print-limit", "10", "--log-file",
                log_file] + cmd
-    shown = "threeway --grade --seed %d --plan %s%s" % (
-        seed, plan, " --time" if "--time" in args else "")
+    shown = "threeway --grade --seed %d --plan %s%s%s%s" % (
+        seed, plan, " --time" if "--time" in args else "",
+        " --ref-module (the reference's)" if "--ref-module" in args else "",
+        " --tests " + ",".join(tests) if tests else "")
     if plan == "sanitize":
         shown = "compute-sanitizer --tool memcheck " + shown
     env = dict(os.environ)
@@ -294,10 +359,12 @@ def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None):
     # One hardware queue a context (the default is 8): the driver uses one
     # stream. With 16 drivers at once on the H200, context creation and
     # module load took a median of 0.20 s a copy with it, 0.65 s without
-    # (GRADING.md, "Speed").
+    # (grader/DESIGN.md, "Speed").
     env["CUDA_DEVICE_MAX_CONNECTIONS"] = "1"
     for path in (result, log_file):
         if path and os.path.lexists(path):
             os.remove(path)
-    return run_process(cmd, shown, result, env, run_limit,
-                       cfg.submission_timeout)
+    run = run_process(cmd, shown, result, env, run_limit,
+                      limit or cfg.submission_timeout)
+    run.tests = list(tests) if tests else None
+    return run

@@ -43,7 +43,7 @@ for k in "${kernels[@]}"; do
         exit 2
     fi
     log=$out/$name.txt
-    if ! make -s -C "$work/$ex" ${ARCH:+ARCH="$ARCH"} > "$log" 2>&1; then
+    if ! make -s -C "$work/$ex" ${ARCH:+ARCH="$ARCH"} all > "$log" 2>&1; then
         echo "FAIL  $name: the exercise did not build ($log)"
         failed=1
         continue

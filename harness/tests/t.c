@@ -115,6 +115,7 @@ int main(void)
     test_split3_brief();
     test_sizing();
     test_no_gpu_lines();
+    test_cuda_check_exit();
     test_table();
     test_gpu_lock();
     test_bench();

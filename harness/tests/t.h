@@ -112,6 +112,7 @@ void test_split3_brief(void);
 /* test_device.c */
 void test_sizing(void);
 void test_no_gpu_lines(void);
+void test_cuda_check_exit(void);
 void test_table(void);
 void test_gpu_lock(void);
 /* test_bench.c */

@@ -372,3 +372,29 @@ void test_gpu_lock(void)
     unlink(path);
     t_context("%s", "");
 }
+
+/* hx_cuda_check's exit code for err, from a child (it exits), stderr
+ * closed; -1 when the child did not exit. */
+static int t_check_exit(cudaError_t err)
+{
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr)) _exit(99);
+        hx_cuda_check(err, "t_check_exit", __FILE__, __LINE__);
+        _exit(98);
+    }
+    int ws = 0;
+    if (pid < 0 || waitpid(pid, &ws, 0) != pid) return -1;
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+}
+
+/* The exit code says what happened: a grader grades a fault (4) but not a
+ * device without room (5) or without a GPU (3). No GPU needed. */
+void test_cuda_check_exit(void)
+{
+    EXPECT_LL(t_check_exit(cudaSuccess), 98);
+    EXPECT_LL(t_check_exit(cudaErrorMemoryAllocation), HX_EXIT_NOMEM);
+    EXPECT_LL(t_check_exit(cudaErrorIllegalAddress), HX_EXIT_CUDA);
+    EXPECT_LL(t_check_exit(cudaErrorLaunchFailure), HX_EXIT_CUDA);
+    EXPECT_LL(t_check_exit(cudaErrorNoDevice), HX_EXIT_NO_GPU);
+}

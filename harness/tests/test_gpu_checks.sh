@@ -6,9 +6,9 @@
 # Each case copies gpu-checks.sh into a scratch course tree whose probe,
 # lab binaries and `make` are test doubles: small scripts that print what
 # the real ones would and exit with the code the case gives them (the
-# exercise's `make status` interface: 0 passes or not yet attempted, 1
-# fails with its report, 3 no GPU). Asserts the exit code and the lines
-# each case must (and must not) print. Last line "N passed, M failed";
+# exercise's `make status` interface: its last line the verdict; make's
+# exit 0 when it passes or is not yet attempted, 2 otherwise). Asserts
+# the exit code and the lines each case must (and must not) print. Last line "N passed, M failed";
 # exit 1 when M > 0.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,10 +44,12 @@ goal=
 for a in "\$@"; do goal=\$a; done
 case \$goal in
 status)
+    # As the real one: the recipe's last line is its verdict, and make
+    # exits 2 whenever the recipe fails (1: fails, 3: no GPU).
     case $4 in
-    0) echo "threeway.cu: not yet attempted (the untouched starter)" ;;
-    1) echo "  FAIL  n=257 mix=thirds [boundary] (fake report)"; echo "threeway.cu: fails" ;;
-    3) echo "threeway: no NVIDIA driver (fake)" ;;
+    0) echo "threeway.cu: not yet attempted (the untouched starter)"; exit 0 ;;
+    1) echo "  FAIL  n=257 mix=thirds [boundary] (fake report)"; echo "threeway.cu: fails"; exit 2 ;;
+    3) echo "threeway: no NVIDIA driver (fake)"; echo "threeway.cu: not checked: no usable GPU"; exit 2 ;;
     esac
     exit $4 ;;
 solution) echo "solution check (fake)"; exit $5 ;;
@@ -102,10 +104,10 @@ run_case "student copy, untouched starter" 0 0 0 0 0 0 0 "" \
     "+GPU checks: all passed"
 run_case "student's kernel fails"      1 0 0 0 1 0 0 "" \
     "+(fake report)" "+threeway.cu: fails" \
-    "+== exercise: your threeway.cu: FAILED (its report is above)" \
+    "+== exercise: your threeway.cu: FAILED (the kernel fails its check: its report is above)" \
     "+GPU checks: FAILED: exercise: your threeway.cu"
 run_case "status says no GPU"          1 0 0 0 3 0 0 "" \
-    "+FAILED (exit 3: no usable GPU, though the probe found one)"
+    "+FAILED (no usable GPU, though the probe found one)"
 run_case "status target missing"       1 0 0 0 2 0 0 "" \
     "+FAILED (exit 2: the status target did not run)"
 run_case "a lab fails, the rest run"   1 0 1 0 0 0 0 solution \

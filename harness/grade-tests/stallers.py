@@ -1,0 +1,103 @@
+"""harness/grade-tests/stallers.py WORK: the staller class, on a GPU
+machine (harness/grade-tests/gpu-dev.sh runs it).
+
+Grades a class of 12 copies of the reference solution alone, then the same
+copies beside each staller of the corpus (stall_timing_spin,
+stall_batch_sleep, stall_every_sm, stall_memory, and timeout), with the
+same seed and --run-timeout 10. Every copy must be graded as it was alone:
+pass, the same score, x_copy within 5% of its clean run; every staller its
+verdict in expected.csv; the second grading within the first's time plus
+one submission's limit (one launch's at the H200's timing size, 62914560
+elements: every hold of the GPU lock is bounded by it). Prints a line a
+submission and a last line; exits 1 when a check fails."""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+STALLERS = ("stall_timing_spin", "stall_batch_sleep", "stall_every_sm",
+            "stall_memory", "timeout")
+COPIES = 12
+RUN_TIMEOUT = 10.0
+LIMIT = RUN_TIMEOUT * 62914560 / (1 << 24)
+
+
+def expected():
+    with open(os.path.join(HERE, "expected.csv"), newline="") as f:
+        return {r["case"]: r["reason"].split("|") for r in csv.DictReader(f)}
+
+
+def make_class(work, name, extra):
+    klass = os.path.join(work, name)
+    os.makedirs(klass)
+    for i in range(COPIES):
+        d = os.path.join(klass, "copy%02d" % i)
+        os.makedirs(d)
+        shutil.copy(os.path.join(ROOT, "day33-exercise-threeway", "solution",
+                                 "threeway.cu"), d)
+    for case in extra:
+        shutil.copytree(os.path.join(HERE, "corpus", case),
+                        os.path.join(klass, case))
+    return klass
+
+
+def grade(klass, out):
+    start = time.monotonic()
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "harness",
+                                                     "grade.py"),
+                        klass, "--out", out, "--seed", "4242",
+                        "--run-timeout", str(RUN_TIMEOUT)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    print(p.stdout[-4000:])
+    with open(os.path.join(out, "grades.csv"), newline="") as f:
+        rows = {r["submission"]: r for r in csv.DictReader(f)}
+    return time.monotonic() - start, p.returncode, rows
+
+
+def main():
+    work = sys.argv[1]
+    os.makedirs(work, exist_ok=True)
+    want = expected()
+    clean_s, rc1, clean = grade(make_class(work, "clean", ()),
+                                os.path.join(work, "clean-out"))
+    stall_s, rc2, stall = grade(make_class(work, "stall", STALLERS),
+                                os.path.join(work, "stall-out"))
+    bad = []
+    for name, row in sorted(clean.items()):
+        other = stall.get(name, {})
+        x0 = float(row.get("x_copy") or 0)
+        x1 = float(other.get("x_copy") or 0)
+        ok = (row.get("reason") == "pass" and other.get("reason") == "pass"
+              and other.get("score") == row.get("score") and x0 > 0 and
+              abs(x1 / x0 - 1) <= 0.05)
+        print("%s %-8s alone: %s %s x_copy %.3f; beside the stallers: %s %s "
+              "x_copy %.3f" % ("ok " if ok else "BAD", name, row.get("reason"),
+                               row.get("score"), x0, other.get("reason"),
+                               other.get("score"), x1))
+        if not ok:
+            bad.append(name)
+    for name in STALLERS:
+        got = stall.get(name, {}).get("reason")
+        ok = got in want[name]
+        print("%s %-18s %s (expected %s)" % ("ok " if ok else "BAD", name, got,
+                                            "|".join(want[name])))
+        if not ok:
+            bad.append(name)
+    print("clean class %.1f s, beside the stallers %.1f s (at most %.1f s: "
+          "clean + %.1f s)" % (clean_s, stall_s, clean_s + LIMIT, LIMIT))
+    if rc1 or rc2:
+        bad.append("grade.py exited %s and %s" % (rc1, rc2))
+    if stall_s > clean_s + LIMIT:
+        bad.append("too slow")
+    print("stallers: %s" % ("every copy graded as alone" if not bad
+                            else "FAILED: %s" % ", ".join(bad)))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
