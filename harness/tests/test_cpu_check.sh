@@ -18,26 +18,22 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch" "$ex/build/cpu/$(printf %s "$scratch" | tr / _)"_*' EXIT
 passed=0 failed=0
 
+. "$top/harness/tests/expect.sh"
+
 # check NAME SRC WANT_EXIT then lines: +text must appear, -text must not.
 check() {
-    local name=$1 src=$2 want=$3 out rc line ok=1
+    local name=$1 src=$2 want=$3 out rc ok=1
     shift 3
     out=$(make -s -C "$ex" cpu-check CPU_SRC="$src" 2>&1)
     rc=$?
-    [ "$rc" -eq "$want" ] || { echo "FAIL $name: exit $rc, want $want"; ok=0; }
-    for line in "$@"; do
-        case $line in
-        +*) grep -qF -- "${line#+}" <<< "$out" ||
-                { echo "FAIL $name: no line with: ${line#+}"; ok=0; } ;;
-        -*) ! grep -qF -- "${line#-}" <<< "$out" ||
-                { echo "FAIL $name: a line with: ${line#-}"; ok=0; } ;;
-        esac
-    done
+    [ "$rc" -eq "$want" ] || { echo "     exit $rc, want $want"; ok=0; }
+    expect_lines "$out" "$@" || ok=0
     if [ "$ok" -eq 1 ]; then
         passed=$((passed + 1))
         echo "ok   $name"
     else
         failed=$((failed + 1))
+        echo "FAIL $name"
         printf '%s\n' "$out" | tail -n 25 | sed 's/^/    | /'
     fi
 }
