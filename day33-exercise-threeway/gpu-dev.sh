@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # gpu-dev.sh: the exercise's checks on a GPU machine, in one call. Run from
 # anywhere: bash day33-exercise-threeway/gpu-dev.sh
-#   build with ARCH (default 90) and the reference solution's check and
-#   timing (under `time`: the default run must take 10 s or less); the
-#   pristine starter failing [unwritten]; make status for the untouched
-#   starter, the solution and a wrong kernel; corpus kernels through the
-#   student path, each with its report and exit code; the four off-by-one
-#   kernels (harness/tests/gpu_off_by_one.sh: boundary or out_of_bounds on
-#   the right boundary, never unwritten, whichever write wins on this GPU);
-#   grade mode on the solution with --time twice (x_copy within 2%); grade
-#   mode on a kernel that never writes a zero (status unwritten, group
-#   "zeros"); on a kernel that hangs (exit 6, a timeout event naming the
-#   run); a module built for another GPU (a load_error event);
-#   compute-sanitizer memcheck, racecheck, initcheck and synccheck on
-#   --plan sanitize. BIG=1 adds the check at n = 2^31 - 1 (minutes of host
-#   time).
+#   build with ARCH (default 90); the plan printed without a GPU and the
+#   host tests; the reference solution's check and timing (under `time`:
+#   the default run must take 10 s or less); the pristine starter failing
+#   [unwritten]; make status for the untouched starter, the solution and a
+#   wrong kernel; corpus kernels through the student path, each with its
+#   report and exit code; the four off-by-one kernels
+#   (harness/tests/gpu_off_by_one.sh); grade mode on the solution with
+#   --time and --ref-module twice (x_copy within 2%, r of the solution
+#   against itself within 5% of 1); --tests running a subset; the starter
+#   in grade mode (every test fails, tiny at n = 1); a kernel that never
+#   writes a zero (every failing test names the zeros); the corpus's
+#   hostile kernels in grade mode: inputs written (input_written, naming
+#   the buffer), a write beside an input (out_of_bounds), guards written
+#   in warm-ups only (the timing fails), a slow scatter (r near 2); the
+#   stallers (each stopped within one launch's limit: timeout); a hang
+#   (exit 6, a timeout event naming the run); a fault; a module built for
+#   another GPU (a load_error event); compute-sanitizer memcheck,
+#   racecheck, initcheck and synccheck on --plan sanitize, and memcheck
+#   finding corpus/oob_even_memcheck's write at an even size. BIG=1 adds
+#   the check at n = 2^31 - 1 (minutes of host time).
 # Logs go to $OUT/gpu-dev when OUT is set, else to /tmp/gpu-dev. One line
 # per step, "ok" or "FAILED"; the exit code is the number of failed steps.
 set -u
@@ -51,6 +57,14 @@ make -j"$(nproc)" ARCH="$ARCH" build-all >"$logs/build.log" 2>&1 ||
     { echo "FAILED  build (see $logs/build.log)"; tail -n 20 "$logs/build.log"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$logs/gpu.txt" 2>&1
 echo "GPU: $(head -n 1 "$logs/gpu.txt"), ARCH=$ARCH, logs in $logs"
+
+step host-tests "make -s ARCH=$ARCH test-host"
+
+step print-plan "
+    ./threeway --print-plan --seed 1 --max-n 62914560 > $logs/plan.txt || exit 1
+    head -n 3 $logs/plan.txt; wc -l < $logs/plan.txt
+    awk 'NR > 1 { print \$2 }' $logs/plan.txt | sort | uniq -c
+    ./threeway --print-plan --seed 1 --max-n 62914560 | cmp -s - $logs/plan.txt"
 
 step solution-default "
     { time ./threeway --module build/solution.$ext ; } >$logs/solution.out 2>&1; rc=\$?
@@ -98,12 +112,14 @@ corpus_case timeout 6 'ran past its limit'
 
 step off-by-one "ARCH=$ARCH OUT=$logs/off-by-one bash ../harness/tests/gpu_off_by_one.sh"
 
-# Grade mode: the solution, timed twice with different seeds.
+# Grade mode: the solution, timed twice with different seeds, against
+# itself as the reference.
 step grade-time-twice "
     for k in 1 2; do
         ./threeway --grade --module build/solution.$ext --result $logs/grade-\$k.jsonl \
-            --seed 1234\$k --time --lock $logs/gpu.lock > $logs/grade-\$k.out 2>&1 || exit 1
-        cat $logs/grade-\$k.jsonl | grep -v '\"event\":\"start\"' | grep -v '\"status\":\"pass\",\"detail\"' 
+            --seed 1234\$k --time --ref-module build/solution.$ext --lock $logs/gpu.lock \
+            > $logs/grade-\$k.out 2>&1 || exit 1
+        grep -e '\"event\":\"test\"' -e '\"event\":\"timing\"' -e '\"event\":\"end\"' $logs/grade-\$k.jsonl
     done
     python3 - $logs/grade-1.jsonl $logs/grade-2.jsonl <<'EOF'
 import json, sys
@@ -113,37 +129,120 @@ for path in sys.argv[1:]:
     kinds = [e['event'] for e in ev]
     assert kinds[0] == 'begin' and kinds[1] == 'module' and kinds[-1] == 'end', kinds[:3]
     assert ev[-1]['status'] == 'pass' and ev[-1]['passed'] == ev[-1]['runs'], ev[-1]
+    tests = [e for e in ev if e['event'] == 'test']
+    assert len(tests) == 9 and all(e['status'] == 'pass' for e in tests), tests
     t = [e for e in ev if e['event'] == 'timing']
     assert len(t) == 1 and t[0]['status'] == 'pass', t
     assert t[0]['rounds'] >= 9 and t[0]['warmup'] >= 2
+    assert 0.95 <= t[0]['r'] <= 1.05, ('the solution against itself', t[0]['r'])
     x.append(t[0]['x_copy'])
-    print(path, 'runs', ev[-1]['runs'], 'x_copy %.3f (min %.3f, max %.3f)' % (
-        t[0]['x_copy'], t[0]['x_copy_min'], t[0]['x_copy_max']))
+    print(path, 'runs', ev[-1]['runs'], 'x_copy %.3f (min %.3f, max %.3f), r %.3f' % (
+        t[0]['x_copy'], t[0]['x_copy_min'], t[0]['x_copy_max'], t[0]['r']))
 print('x_copy max/min over the two: %.4f (limit 1.02)' % (max(x) / min(x)))
 sys.exit(max(x) / min(x) > 1.02)
 EOF"
 
+# --tests: only those tests run, each run with the number the full plan
+# gives it.
+step grade-tests-subset "
+    ./threeway --grade --module build/solution.$ext --result $logs/grade-subset.jsonl \
+        --seed 12341 --tests tiny,many_per_thread || exit 1
+    begin=\$(head -n 1 $logs/grade-subset.jsonl)
+    maxn=\$(echo \"\$begin\" | python3 -c 'import json, sys; print(json.load(sys.stdin)[\"max_n\"])')
+    sms=\$(echo \"\$begin\" | python3 -c 'import json, sys; print(json.load(sys.stdin)[\"sms\"])')
+    ./threeway --print-plan --seed 12341 --max-n \$maxn --sms \$sms \
+        > $logs/plan-subset.txt
+    python3 - $logs/grade-subset.jsonl $logs/plan-subset.txt <<'EOF'
+import json, sys
+ev = [json.loads(line) for line in open(sys.argv[1])]
+plan = {int(l.split()[0]): l.split() for l in list(open(sys.argv[2]))[1:]}
+tests = [e['test'] for e in ev if e['event'] == 'test']
+assert tests == ['tiny', 'many_per_thread'], tests
+runs = [e for e in ev if e['event'] == 'start']
+assert runs and all(plan[e['run']][1] == e['test'] and int(plan[e['run']][2]) == e['n']
+                    for e in runs), 'run numbers differ from the full plan'
+print(len(runs), 'runs of', tests, 'numbered as in the full plan')
+EOF"
+
 step grade-starter "
     ./threeway --grade --module build/starter.$ext --result $logs/grade-starter.jsonl --seed 7; rc=\$?
-    tail -n 2 $logs/grade-starter.jsonl
-    [ \$rc -eq 0 ] && tail -n 1 $logs/grade-starter.jsonl | grep -q '\"status\":\"unwritten\"'"
+    grep -v -e '\"event\":\"start\"' -e '\"status\":\"pass\",\"detail\"' -e '\"event\":\"skip\"' $logs/grade-starter.jsonl
+    [ \$rc -eq 0 ] && python3 - $logs/grade-starter.jsonl <<'EOF'
+import json, sys
+ev = [json.loads(line) for line in open(sys.argv[1])]
+assert ev[-1]['event'] == 'end' and ev[-1]['status'] == 'unwritten', ev[-1]
+tests = {e['test']: e for e in ev if e['event'] == 'test'}
+assert len(tests) == 9 and all(e['status'] == 'unwritten' for e in tests.values()), tests
+starts = {e['run']: e for e in ev if e['event'] == 'start'}
+first = starts[tests['tiny']['failed_run']]
+assert first['n'] == 1, first
+print('every test fails unwritten; tiny at n = 1')
+EOF"
 
-# A kernel that never writes a zero: the first failing run is unwritten,
-# and its result names the zeros as the group never written.
+# A kernel that never writes a zero: every failing test's first failure is
+# unwritten, and names the zeros as the group never written.
 step grade-no-zeros "
     sed 's/out\[dst\] = v;/if (v != 0) out[dst] = v;/' solution/threeway.cu > $logs/no-zeros.cu
     ! cmp -s solution/threeway.cu $logs/no-zeros.cu || { echo 'the edit no longer matches solution/threeway.cu'; exit 1; }
     $compiler $logs/no-zeros.cu --out $logs/no-zeros.$ext --arch '$ARCH' || exit 1
     ./threeway --grade --module $logs/no-zeros.$ext --result $logs/grade-no-zeros.jsonl --seed 7; rc=\$?
-    grep -v '\"event\":\"start\"' $logs/grade-no-zeros.jsonl | tail -n 2
+    grep -v -e '\"event\":\"start\"' -e '\"status\":\"pass\",\"detail\"' -e '\"event\":\"skip\"' $logs/grade-no-zeros.jsonl | tail -n 12
     [ \$rc -eq 0 ] && python3 - $logs/grade-no-zeros.jsonl <<'EOF'
 import json, sys
 ev = [json.loads(line) for line in open(sys.argv[1])]
 bad = [e for e in ev if e['event'] == 'result' and e['status'] != 'pass']
 assert ev[-1]['event'] == 'end' and ev[-1]['status'] == 'unwritten', ev[-1]
-assert len(bad) == 1 and bad[0]['group'] == 'zeros', bad
-print('unwritten, group', bad[0]['group'], 'at run', bad[0]['run'])
+assert bad and all(e['status'] == 'unwritten' and e['group'] == 'zeros' for e in bad), bad
+assert len({e['test'] for e in bad}) == len(bad), 'a test went on after its first failure'
+print('unwritten, group zeros, in', sorted(e['test'] for e in bad))
 EOF"
+
+# grade_case NAME FLAGS CHECK: a corpus kernel in grade mode (seed 7); CHECK
+# is Python run on the events (ev, a list; tests, by name; timing, or None).
+grade_case() {
+    step "grade-$1" "
+        $(declare -f module_of); compiler='$compiler'; corpus=$corpus; logs=$logs; ext=$ext; ARCH=$ARCH
+        module_of $1 || exit 1
+        start=\$(date +%s)
+        ./threeway --grade --module $logs/$1.$ext --result $logs/grade-$1.jsonl --seed 7 $2; rc=\$?
+        echo \"exit \$rc after \$((\$(date +%s) - start)) s\"
+        grep -v -e '\"event\":\"start\"' -e '\"status\":\"pass\",\"detail\"' -e '\"event\":\"skip\"' $logs/grade-$1.jsonl | tail -n 14
+        RC=\$rc python3 - $logs/grade-$1.jsonl <<'EOF'
+import json, os, sys
+rc = int(os.environ['RC'])
+ev = [json.loads(line) for line in open(sys.argv[1])]
+tests = {e['test']: e for e in ev if e['event'] == 'test'}
+timing = next((e for e in ev if e['event'] == 'timing'), None)
+bad = [e for e in ev if e['event'] == 'result' and e['status'] != 'pass']
+$3
+print('ok')
+EOF"
+}
+grade_case writes_input "" "assert rc == 0 and bad and all(e['status'] == 'input_written' and e['buffer'] == 'in' for e in bad), bad"
+grade_case writes_rank "" "assert rc == 0 and bad and all(e['status'] == 'input_written' and e['buffer'] == 'negRank' for e in bad), bad"
+grade_case writes_beside_input "" "assert rc == 0 and bad and all(e['status'] == 'out_of_bounds' and e['buffer'] == 'in' for e in bad), bad"
+grade_case unseal_reference "" "assert rc == 0 and ev[-1]['status'] != 'pass' and len(bad) >= 5, bad"
+grade_case guard_warmup_only "--time --ref-module build/solution.$ext" "assert rc == 0 and not bad and timing['status'] == 'out_of_bounds' and timing['in_warmup'], timing"
+grade_case slow_scatter "--time --ref-module build/solution.$ext" "assert rc == 0 and not bad and timing['status'] == 'pass' and 1.6 <= timing['r'] <= 2.6, timing"
+grade_case wrong_octave "" "assert rc == 0 and [e['test'] for e in bad] == ['every_octave'], bad"
+grade_case wrong_block_shape "" "assert rc == 0 and 'tiny' in [e['test'] for e in bad] and 'block_shapes' in [e['test'] for e in bad], bad"
+grade_case wrong_single_group "" "assert rc == 0 and 'single_group' in [e['test'] for e in bad] and all(e['status'] == 'unwritten' for e in bad), bad"
+grade_case wrong_many_per_thread "" "assert rc == 0 and 'many_per_thread' in [e['test'] for e in bad] and 'tiny' not in [e['test'] for e in bad], bad"
+# The stallers, at the default --run-timeout (10 s per 2^24 elements): each
+# stopped within one launch's limit of its hold, exit 6, a timeout event.
+grade_case stall_batch_sleep "" "assert rc == 6 and ev[-1]['event'] == 'timeout' and ev[-1]['seconds'] <= 10.5, ev[-1]"
+grade_case stall_every_sm "" "assert rc == 6 and ev[-1]['event'] == 'timeout', ev[-1]"
+grade_case stall_timing_spin "--time --ref-module build/solution.$ext" "assert rc == 6 and ev[-1]['event'] == 'timeout' and ev[-1]['phase'] == 'timing', ev[-1]"
+grade_case stall_memory "--time --ref-module build/solution.$ext" "assert rc == 0 and ev[-1]['status'] == 'pass', ev[-1]"
+
+step memcheck-even "
+    $(declare -f module_of); compiler='$compiler'; corpus=$corpus; logs=$logs; ext=$ext; ARCH=$ARCH
+    module_of oob_even_memcheck || exit 1
+    ./threeway --module $logs/oob_even_memcheck.$ext --check --tests tiny > $logs/oob-even-plain.out 2>&1 || exit 1
+    compute-sanitizer --tool memcheck --error-exitcode 99 ./threeway \
+        --module $logs/oob_even_memcheck.$ext --plan sanitize --check --run-timeout 600 > $logs/oob-even.out 2>&1; rc=\$?
+    grep -m 3 -e 'Invalid __global__ write' -e 'ERROR SUMMARY' $logs/oob-even.out
+    [ \$rc -eq 99 ] && grep -q 'Invalid __global__ write' $logs/oob-even.out"
 
 step grade-hang "
     $(declare -f module_of); compiler='$compiler'; corpus=$corpus; logs=$logs; ext=$ext; ARCH=$ARCH
@@ -157,6 +256,8 @@ e = json.loads(sys.stdin.read())
 sys.exit(not (e[\"event\"] == \"timeout\" and isinstance(e[\"run\"], int)))'"
 
 step grade-crash "
+    $(declare -f module_of); compiler='$compiler'; corpus=$corpus; logs=$logs; ext=$ext; ARCH=$ARCH
+    module_of crash || exit 1
     ./threeway --grade --module $logs/crash.$ext --result $logs/grade-crash.jsonl --seed 7; rc=\$?
     tail -n 1 $logs/grade-crash.jsonl
     [ \$rc -eq 4 ] && tail -n 1 $logs/grade-crash.jsonl | grep -q '\"event\":\"fault\",\"run\":[0-9]'"

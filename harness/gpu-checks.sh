@@ -62,17 +62,23 @@ step() {
 step "day31-scan self-check" ./day31-scan/scan --check
 step "day33-compaction self-check" ./day33-compaction/compaction --check
 
-# The student's threeway.cu. status prints its report itself; its exit
-# code: 0 passes or not yet attempted, 1 fails, 3 no GPU (the probe found
-# one, so 3 here is a failure too), anything else a broken build.
+# The student's threeway.cu. status prints its report itself and ends
+# with one verdict line, "threeway.cu: passes | fails | not yet attempted
+# | not checked: no usable GPU"; make exits 2 whenever its recipe fails,
+# so the verdict is read from that line, not from the exit code.
 echo "== exercise: your threeway.cu: make -s -C $ex status"
-make -s -C "$ex" status
-rc=$?
-case $rc in
-0) echo "== exercise: your threeway.cu: ok" ;;
-1) echo "== exercise: your threeway.cu: FAILED (its report is above)"
+status_log=$(mktemp)
+make -s -C "$ex" status 2>&1 | tee "$status_log"
+rc=${PIPESTATUS[0]}
+verdict=$(tail -n 1 "$status_log")
+rm -f "$status_log"
+case "$rc:$verdict" in
+0:*) echo "== exercise: your threeway.cu: ok" ;;
+*"threeway.cu: fails")
+   echo "== exercise: your threeway.cu: FAILED (the kernel fails its check: its report is above)"
    failed+=("exercise: your threeway.cu") ;;
-3) echo "== exercise: your threeway.cu: FAILED (exit 3: no usable GPU, though the probe found one)"
+*"no usable GPU"*)
+   echo "== exercise: your threeway.cu: FAILED (no usable GPU, though the probe found one)"
    failed+=("exercise: your threeway.cu") ;;
 *) echo "== exercise: your threeway.cu: FAILED (exit $rc: the status target did not run)"
    failed+=("exercise: your threeway.cu") ;;

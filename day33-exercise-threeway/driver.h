@@ -1,0 +1,317 @@
+/* driver.h: what the parts of the driver share (driver.cu's opening
+ * comment says what the driver does; each part opens with its own):
+ *   kernels.cu  the driver's kernels: predicates, copy, the keyed digest,
+ *               the guard scan, the ranks' check
+ *   buffers.cu  the buffers and their guards, one group (input, key,
+ *               digest, ranks), one launch waited for, a run fetched
+ *   runs.cu     the GPU lock and its watchdog, a launch's verdict, the
+ *               plan in batches, each test to its first failure
+ *   events.cu   the result file (grade mode) and the console's report
+ *   timing.cu   the student's timing table and grade mode's timing
+ *   driver.cu   the command line and main's steps
+ * CUDA C++ (nvcc); the plan (plan.c), the module (module.c) and the
+ * verdict (judge.c) are C. */
+#ifndef DRIVER_H
+#define DRIVER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+
+#include "hx_args.h"
+#include "hx_check.h"
+#include "hx_cuda.h"
+#include "hx_guard.h"
+#include "hx_lock.h"
+#include "../day31-scan/tile_scan.h"
+#include "judge.h"
+#include "module.h"
+#include "plan.h"
+
+#define BLOCK PLAN_BLOCK        /* threads per block of the driver's grids */
+#define GUARD_WORDS ((size_t)1 << 20)   /* 4 MiB of guard each side of the
+                                           output */
+#define IN_GUARD_WORDS ((size_t)1 << 18) /* 1 MiB each side of an input */
+#define TOTALS_GUARD_WORDS ((size_t)1024)
+#define EXIT_TIMEOUT 6                  /* a launch ran past its limit */
+#define RUN_TIMEOUT_S 10.0              /* per launch, per 2^24 elements */
+#define GRADE_ROUNDS 11                 /* timed rounds, unless --runs */
+#define GRADE_WARMUP 2
+#define MIN_ROUNDS 9
+#define GRADE_PRINTF ((size_t)64 << 10) /* bytes of device printf a launch */
+#define BATCH_SLOTS 1024                /* launches of a batch */
+#define BATCH_GROUPS 256                /* groups of a batch */
+#define CHUNK ((size_t)1 << 22)
+
+extern const char *g_prog;
+
+/* ------------------------------------------------------------------ */
+/* kernels.cu                                                          */
+
+/* The buffers the student's kernel receives, in the order the digest and
+ * the guard scan take them. */
+enum { BUF_OUT, BUF_IN, BUF_NEG, BUF_ZERO, BUF_TOTALS, NBUF };
+extern const char *const g_bufName[NBUF];
+
+/* A baseline check (Spans.refToo) also sums, from the input and the
+ * driver's ranks as they are before the student's kernel first runs on
+ * them: the reference's digest (the sum of w(pos(i)) * in[i], pos(i) the
+ * slot the split gives element i: the reference itself is never made on
+ * the device), and the weights over the input's positive and negative
+ * slots and over the reference's (the timing's masks, by linearity). */
+enum { SUM_REF = NBUF, SUM_IN_POS, SUM_IN_NEG, SUM_REF_POS, SUM_REF_NEG,
+       NSUM };
+
+/* The keyed digest (kernels.cu has why it can be neither read nor
+ * forged): D = sum of w(K, i) * (uint32)v[i] mod 2^61 - 1, with
+ * w(K, i) = mix64(K ^ i * golden) mod 2^61 - 1, and what the device
+ * reports is D + pad(K, check, buffer) mod 2^61 - 1. */
+#define DIGEST_P ((1ull << 61) - 1)
+uint64_t digestWeight(uint64_t key, size_t i);
+uint64_t digestPad(uint64_t key, uint64_t check, int buffer);
+uint64_t digestMulMod(uint64_t a, uint64_t b);
+uint64_t digestAdd(uint64_t a, uint64_t b);
+
+/* What the guard scan found about one buffer. Indices are into each
+ * guard region. */
+typedef struct {
+    unsigned long long before, after;   /* changed words on each side */
+    unsigned long long nearBefore;      /* 1 + the highest changed index
+                                           before the buffer (0: none) */
+    unsigned long long nearAfter;       /* the lowest changed index after
+                                           it (ULLONG_MAX: none) */
+} GuardScan;
+
+/* One launch's checks, made on the device and copied to page-locked host
+ * memory (it holds nothing from which a reference follows: counts, and
+ * digests padded under a key the kernel never sees). */
+typedef struct {
+    GuardScan guard[NBUF];
+    unsigned long long digest[NSUM];   /* padded digests and sums */
+    unsigned long long done;           /* 1: arrived (the host's copy is 0
+                                          until it does) */
+} CheckSlot;
+
+/* The ranks' check (checkRanks). */
+typedef struct {
+    unsigned long long bad, first;
+    int totals[2];             /* the scans' totals, copied beside them */
+} RankCheck;
+
+/* The device spans a check reads: each buffer's data and its guards. */
+typedef struct {
+    const int *data[NBUF];
+    size_t n[NBUF];
+    const int *before[NBUF];
+    size_t beforeWords[NBUF];
+    const int *after[NBUF];
+    size_t afterWords[NBUF];
+    int refToo;            /* a baseline: the SUM_REF.. sums too */
+} Spans;
+
+/* Launchers (default stream, checked). */
+void kMarkNegative(const hx_device *dev, const int *in, int *flags, size_t n);
+void kMarkZero(const hx_device *dev, const int *in, int *flags, size_t n);
+void kScatterTwoWay(const hx_device *dev, const int *in, const int *rank,
+                    int *out, size_t n, const int *totalTrue);
+void kCopy(const hx_device *dev, const int *in, int *out, size_t n);
+void kMaskInput(const hx_device *dev, const int *base, int *in, size_t n,
+                int mask);
+void kCheckRanks(const hx_device *dev, const int *in, const int *negRank,
+                 const int *zeroRank, size_t n, RankCheck *r);
+/* Enqueues one launch's checks into *slot (device): the guards of every
+ * span, then the key (*keyWord, pageable) put in *pinnedKey by a host
+ * function that runs only once everything before it in the stream has
+ * ended, moved to the device word acc[2 * NSUM] and wiped from the
+ * page-locked word, the digests, padded for check number check, and the
+ * device word wiped (kernels.cu's opening comment says why). acc: the
+ * 2 * NSUM sums, the key word, a zero word; all zero on entry. */
+void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
+                  volatile uint64_t *pinnedKey, const uint64_t *keyWord,
+                  uint64_t check, unsigned long long *acc);
+
+/* ------------------------------------------------------------------ */
+/* runs.cu                                                             */
+
+/* One (size, mix) of the plan: its input's boundaries, its key, and what
+ * the host expects of the output's digest under it. */
+typedef struct {
+    size_t n;
+    plan_mix mix;
+    plan_test test;
+    size_t a, ab;          /* the boundaries: A and A + B */
+    int valid;             /* the host's buffers hold it */
+    uint64_t key;          /* drawn for the group, never on the device
+                              while the student's kernel can run */
+} Group;
+
+/* The digests of the inputs, as the driver left them before the group's
+ * first launch of the student's kernel, and the reference's: a check made
+ * then (a baseline), which later checks are compared with. */
+typedef struct {
+    const CheckSlot *slot;  /* arrived on the host */
+    uint64_t check;         /* its number (its pads) */
+} Baseline;
+
+#define CHECK_SLOTS (BATCH_SLOTS + BATCH_GROUPS)   /* launches, baselines */
+
+typedef struct {
+    CheckSlot scan[CHECK_SLOTS];
+    RankCheck rank[BATCH_GROUPS];
+    uint64_t key;          /* the key, only while a check reads it */
+} Pinned;
+
+typedef struct {
+    const hx_device *dev;
+    size_t cap;
+    hx_guarded in, negRank, zeroRank, totals, out;
+    int *pristine;                  /* device: the timing's unmasked input */
+    CheckSlot *checks;              /* device: CHECK_SLOTS */
+    RankCheck *rankCheck;           /* device: BATCH_GROUPS */
+    unsigned long long *acc;        /* device: the digests' sums */
+    Pinned *pinned;
+    uint64_t checkCount;            /* checks made so far (the pads) */
+    uint64_t keyWord[CHECK_SLOTS];  /* pageable: each slot's key */
+    cudaEvent_t done;
+    int *hIn, *hRef, *hGot;         /* host, cap ints each */
+    int *hChunk;
+    Group uploaded;
+    ScanPlan *scans;
+    int nScans, capScans;
+} Buffers;
+
+typedef struct {
+    const Module *module;
+    const Module *ref;    /* the reference solution's (timing), or NULL */
+    double runTimeout;    /* seconds per launch, per 2^24 elements */
+    unsigned tests;       /* the tests to run (bit per test) */
+    int stopTests;        /* grade mode: each test stops at its first
+                             failure; student mode runs every run */
+    int all;              /* --all: print every failing run */
+} Ctx;
+
+/* What one run found. */
+typedef struct {
+    judge_verdict v;       /* the check's verdict on the first launch */
+    int disagree;          /* the second launch differed from the first */
+    const char *status;    /* the grade-mode status */
+    const char *buffer;    /* input_written or out_of_bounds on an input:
+                              the buffer ("in", "negRank", ...); else
+                              NULL */
+} Outcome;
+
+/* Per test: how far it got. */
+typedef struct {
+    int runs, passed, notRun;
+    int failedAt;          /* its first failing run, or -1 */
+    const char *status;    /* its first failure's status, or NULL */
+    int reported;          /* its "test" event is written */
+} TestTally;
+
+typedef struct {
+    int runs, passed;
+    int fullShown;          /* the first failure's report is printed */
+    int failShown;          /* failing runs printed */
+    const char *firstFail;  /* the first failing run's status */
+    int failCount[32];      /* failing runs by status (statusIndex) */
+    const char *failName[32];
+    int failKinds;
+    TestTally test[TEST_COUNT];
+} Tally;
+
+size_t deviceBytes(size_t cap, int timing);
+void buffersAlloc(Buffers *b, const hx_device *dev, size_t cap, int timing);
+void buffersFree(Buffers *b);
+ScanPlan *scanFor(Buffers *b, size_t n);
+void scansFor(Buffers *b, const Plan *p);
+uint64_t randomWord(void);
+void *hostAlloc(size_t count, size_t size, const char *what);
+
+void lockOpen(const char *path);
+void lockGpu(hx_lock_kind kind, double holdLimit);
+void lockTiming(double holdLimit);
+void unlockGpu(void);
+void lockClose(void);
+void watchdogStart(void);
+
+double launchLimit(const Ctx *c, size_t n);
+void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
+               uint64_t seed);
+void groupReference(Buffers *b, const Group *g);
+void groupEnqueue(Buffers *b, const Group *g, const int *src, int slot);
+void groupDevice(Buffers *b, const Group *g);
+void driverFailedAt(const char *what);
+int ranksWrong(const RankCheck *r, const Group *g);
+void ranksChecked(const RankCheck *r, const Group *g);
+void pollPause(int *polls);
+void runFetched(const Ctx *c, Buffers *b, const Group *g, const Run *r,
+                const char *where, Outcome *o);
+void prepareRanks(Buffers *b, size_t n);
+void spansOf(Buffers *b, Spans *s);
+void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline);
+uint64_t unpadded(const Baseline *base, const Group *g, int sum);
+void waitDone(const Ctx *c, Buffers *b, size_t n, const char *call,
+              const char *where);
+CUresult launchTry(const Module *m, Buffers *b, size_t n, unsigned blocks,
+                   unsigned block);
+void launchRefused(const Module *m, CUresult r, unsigned block,
+                   const char *where);
+void launchChecked(const Ctx *c, const Module *m, Buffers *b, size_t n,
+                   unsigned blocks, unsigned block, const char *where);
+int outputDiffers(Buffers *b, const int *want, size_t n);
+void guardsOf(Buffers *b, hx_guard_report *g);
+int slotVerdict(const CheckSlot *s, const Group *g, uint64_t check,
+                const Baseline *base, const uint64_t shift[NBUF],
+                const char **buffer);
+void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
+             Group *g, Tally *t);
+
+/* ------------------------------------------------------------------ */
+/* events.cu                                                           */
+
+typedef struct {
+    FILE *f;             /* NULL in student mode */
+    int terminal;        /* "end", "fault" or "timeout" has been written,
+                            or the exit under way is planned */
+    long long run;       /* the run under way, -1 when none */
+    const char *phase;   /* "check" or "timing" */
+} Events;
+
+extern Events g_ev;
+extern const Run *g_run;
+extern const Plan *g_plan;
+extern int (*g_flightFault)(int exiting);
+
+void jsonString(FILE *f, const char *s);
+void eventDone(void);
+void eventFault(const char *call, const char *error);
+void faultAtExit(void);
+void eventBegin(const Plan *p, const hx_device *dev, uint64_t seed,
+                unsigned tests);
+void eventStart(long long k, const Run *r);
+void eventResult(long long k, const Run *r, const Outcome *o);
+void eventSkip(long long k, const Run *r);
+void eventTest(int t, const TestTally *tt);
+void eventEnd(const char *status, const Plan *p, int passed);
+void timedOut(const char *where, double limit);
+void studentFaultReport(const char *call, const char *error,
+                        const char *text, const char *where);
+void studentFault(const char *call, const char *error, const char *text,
+                  const char *where);
+void tallyRun(const Ctx *c, const Run *run, const Outcome *o, Tally *t);
+void printSummary(const Ctx *c, const Tally *t);
+
+enum { PROF_ALLOC, PROF_INPUTS, PROF_LOCK, PROF_RUNS, PROF_SLOW,
+       PROF_TIMING, PROF_PARTS };
+void profAdd(int part, double since);
+void profPrint(void);
+
+/* ------------------------------------------------------------------ */
+/* timing.cu                                                           */
+
+int studentTiming(const Ctx *c, Buffers *b, const hx_device *dev, Group *g,
+                  const hx_opts *o);
+const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
+                        const hx_opts *o, int rounds, int warmup);
+
+#endif

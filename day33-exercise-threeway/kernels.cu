@@ -1,0 +1,433 @@
+/* kernels.cu: the driver's kernels. None of them is the student's:
+ * predicates, the copy and the two-way scatter for the timing, and the
+ * checks that run on the device so that nothing large crosses to the host.
+ *
+ * Why the student's kernel can neither read nor forge what it is checked
+ * against (the keyed digest):
+ * - No reference is ever made on the device, nor in page-locked or mapped
+ *   host memory: the host makes it only to report a failing run. Each
+ *   group of runs (one input) begins with a baseline check, made after the
+ *   driver uploaded the input and made and checked its ranks, before the
+ *   student's kernel first runs on them: it digests every buffer the kernel
+ *   will receive (in, negRank, zeroRank, the two totals) and sums the
+ *   reference's digest straight from the input and the ranks, element i
+ *   weighted by the weight of the slot pos(i) the split gives it, so that
+ *   the reference itself never exists. After each launch of the student's
+ *   kernel the device digests its output and every input under the same
+ *   key, and the host compares: the output's digest with the reference's,
+ *   each input's with its baseline's.
+ * - The key is drawn on the host from /dev/urandom (randomWord), one for
+ *   each group of runs, and kept in pageable memory. It reaches the GPU
+ *   only through a host function queued in the stream after the student's
+ *   launch (putKey): the stream runs it only once the kernel has ended; it
+ *   writes the key into one page-locked word, which a copy then moves to
+ *   one device word and a second copy overwrites with zeros; digestEnd
+ *   zeroes the device word. All of it in stream order, between the
+ *   student's launch and the next: no kernel parameter and no queued
+ *   copy ever holds the key, so while the student's kernel runs the key
+ *   is nowhere the GPU can address, and no launch can read the key of
+ *   any check. (The digest kernels hold it in registers while they run;
+ *   a later kernel that reads registers it never wrote is outside what
+ *   CUDA C can express, and the key is one group's: the next group draws
+ *   another.)
+ * - The digest is linear over the prime field of p = 2^61 - 1:
+ *   D(v) = sum over i of w(K, i) * (uint32)v[i] mod p, with weights
+ *   w(K, i) = mix64(K ^ i * golden) mod p. An output x differs from the
+ *   reference r in some slot; D(x) = D(r) only when sum of
+ *   w(K, i) * (x[i] - r[i]) is 0 mod p, which for weights the kernel
+ *   cannot know (it never sees K) holds with probability about 1/p, 2^-61,
+ *   whatever x it writes (mix64, splitmix64's finaliser, stands in for a
+ *   random function here: it is not a proven one).
+ * - What the device reports is padded: D + pad(K, check, buffer) mod p,
+ *   a pad that differs for every check. The reports sit in page-locked
+ *   memory, which a later launch can read; padded, they tell it nothing
+ *   about the weights, so no sequence of launches can learn them.
+ * - The sums of a digest live in device memory only between the digest
+ *   and digestEnd, which folds, pads and zeroes them: no student code runs
+ *   in between (one stream, in order).
+ * - The ranks the baseline sums from are the driver's, checked on the
+ *   device against the input (checkRanks) with their totals compared to
+ *   the host's counts; a wrong one stops the driver (not the student's
+ *   fault), so no baseline built on wrong ranks is ever used.
+ * Linearity also gives the timing its masked rounds for free: the baseline
+ * sums the weights over the positive and negative slots, so the digest of
+ * an input masked by m is D + m * (Wpos - Wneg), no pass over the data
+ * (timing.cu).
+ */
+#include <climits>
+#include <cstring>
+
+#include "driver.h"
+
+const char *const g_bufName[NBUF] = {"out", "in", "negRank", "zeroRank",
+                                     "totals"};
+
+/* ------------------------------------------------------------------ */
+/* The digest's arithmetic, the same on host and device.               */
+
+static __host__ __device__ inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static __host__ __device__ inline uint64_t reduce61(uint64_t x)
+{
+    x = (x & DIGEST_P) + (x >> 61);
+    return x >= DIGEST_P ? x - DIGEST_P : x;
+}
+
+static __host__ __device__ inline uint64_t addMod(uint64_t a, uint64_t b)
+{
+    const uint64_t s = a + b;   /* both below 2^61: no overflow */
+    return s >= DIGEST_P ? s - DIGEST_P : s;
+}
+
+static __host__ __device__ inline uint64_t mulMod(uint64_t a, uint64_t b)
+{
+#ifdef __CUDA_ARCH__
+    const uint64_t lo = a * b, hi = __umul64hi(a, b);
+#else
+    const unsigned __int128 t = (unsigned __int128)a * b;
+    const uint64_t lo = (uint64_t)t, hi = (uint64_t)(t >> 64);
+#endif
+    /* t = hi * 2^64 + lo < 2^122; t mod p = (t & p) + (t >> 61) mod p. */
+    const uint64_t low61 = lo & DIGEST_P;
+    const uint64_t high = (hi << 3) | (lo >> 61);
+    return reduce61(low61 + reduce61(high));
+}
+
+static __host__ __device__ inline uint64_t weight(uint64_t key, size_t i)
+{
+    return reduce61(mix64(key ^ ((uint64_t)i * 0x9e3779b97f4a7c15ull)));
+}
+
+static __host__ __device__ inline uint64_t pad(uint64_t key, uint64_t check,
+                                               int buffer)
+{
+    return reduce61(mix64(key ^ mix64(check * 16 + (uint64_t)buffer + 1) ^
+                          0xd1b54a32d192ed03ull));
+}
+
+uint64_t digestWeight(uint64_t key, size_t i) { return weight(key, i); }
+uint64_t digestPad(uint64_t key, uint64_t check, int buffer)
+{
+    return pad(key, check, buffer);
+}
+uint64_t digestMulMod(uint64_t a, uint64_t b) { return mulMod(a, b); }
+uint64_t digestAdd(uint64_t a, uint64_t b) { return addMod(a, b); }
+
+/* ------------------------------------------------------------------ */
+/* Predicates, the copy, the two-way scatter, the timing's mask.       */
+
+/* flags[i] = 1 where in[i] belongs to the group, else 0. */
+static __global__ void markNegative(const int* __restrict__ in,
+                                    int* __restrict__ flags, size_t n)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        flags[i] = in[i] < 0;
+}
+
+static __global__ void markZero(const int* __restrict__ in,
+                                int* __restrict__ flags, size_t n)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        flags[i] = in[i] == 0;
+}
+
+/* The stable two-way partition's scatter of day 33 (negatives first, then
+ * everything else, each in input order), copied here on purpose: day 33
+ * has no shared kernel file, and the timing puts this row beside the split
+ * so the student sees what the second boundary costs. rank is the
+ * exclusive scan of markNegative; *totalTrue its total, on the device. */
+static __global__ void scatterTwoWay(const int* __restrict__ in,
+                                     const int* __restrict__ rank,
+                                     int* __restrict__ out, size_t n,
+                                     const int* __restrict__ totalTrue)
+{
+    const size_t a = (size_t)*totalTrue;
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        const int v = in[i];
+        const size_t r = (size_t)rank[i];
+        out[v < 0 ? r : a + (i - r)] = v;
+    }
+}
+
+/* The copy every row is measured against. */
+static __global__ void copyInts(const int* __restrict__ in,
+                                int* __restrict__ out, size_t n)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        out[i] = in[i];
+}
+
+/* in[i] = base[i] + mask for a positive, - mask for a negative, 0 for a
+ * zero: every value keeps its kind (inputs of the timing lie in
+ * [-1000000, 1000000] and mask is below 2^21), so the split keeps its
+ * permutation and its ranks while every value changes. */
+static __global__ void maskInput(const int* __restrict__ base,
+                                 int* __restrict__ in, size_t n, int mask)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        const int v = base[i];
+        in[i] = v > 0 ? v + mask : v < 0 ? v - mask : 0;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The ranks' check.                                                    */
+
+static __global__ void resetRanks(RankCheck *r)
+{
+    r->bad = 0;
+    r->first = ULLONG_MAX;
+}
+
+/* The ranks' defining property, element for element: negRank[0] = 0 and
+ * negRank[i] = negRank[i-1] + (in[i-1] < 0), the same for zeros. By
+ * induction that makes them the exclusive counts; the host then compares
+ * the totals with the counts of its own input. */
+static __global__ void checkRanks(const int* __restrict__ in,
+                                  const int* __restrict__ negRank,
+                                  const int* __restrict__ zeroRank,
+                                  size_t n, RankCheck *r)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        const int wantNeg = i ? negRank[i - 1] + (in[i - 1] < 0) : 0;
+        const int wantZero = i ? zeroRank[i - 1] + (in[i - 1] == 0) : 0;
+        if (negRank[i] != wantNeg || zeroRank[i] != wantZero) {
+            atomicAdd(&r->bad, 1ull);
+            atomicMin(&r->first, (unsigned long long)i);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* One launch's checks: guards, then digests.                          */
+
+static __global__ void resetSlot(CheckSlot *s)
+{
+    for (int b = 0; b < NBUF; ++b) {
+        const GuardScan clean = {0, 0, 0, ULLONG_MAX};
+        s->guard[b] = clean;
+    }
+    for (int b = 0; b < NSUM; ++b)
+        s->digest[b] = 0;
+    s->done = 0;
+}
+
+/* Counts the words of every buffer's two guard regions that no longer
+ * hold HX_GUARD_WORD, and finds the changed word nearest the buffer on
+ * each side. */
+static __global__ void scanGuards(Spans s, CheckSlot *slot)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    const size_t t0 = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int b = 0; b < NBUF; ++b) {
+        GuardScan *g = &slot->guard[b];
+        for (size_t i = t0; i < s.beforeWords[b]; i += stride)
+            if (s.before[b][i] != HX_GUARD_WORD) {
+                atomicAdd(&g->before, 1ull);
+                atomicMax(&g->nearBefore, (unsigned long long)i + 1);
+            }
+        for (size_t i = t0; i < s.afterWords[b]; i += stride)
+            if (s.after[b][i] != HX_GUARD_WORD) {
+                atomicAdd(&g->after, 1ull);
+                atomicMin(&g->nearAfter, (unsigned long long)i);
+            }
+    }
+}
+
+/* Adds a warp's sums mod p, then the warp's total to acc[2s] (low word)
+ * and acc[2s + 1] (carries): a 128-bit sum, folded by digestEnd. */
+static __device__ void warpAdd(uint64_t sum, unsigned long long *acc, int s)
+{
+    for (int d = 16; d; d >>= 1)
+        sum = addMod(sum, __shfl_down_sync(0xffffffffu, sum, d));
+    if ((threadIdx.x & 31) == 0 && sum) {
+        const unsigned long long old = atomicAdd(&acc[2 * s], sum);
+        if (old + sum < old)
+            atomicAdd(&acc[2 * s + 1], 1ull);
+    }
+}
+
+/* The unpadded digest of every buffer into acc, and with s.refToo the
+ * reference's sums (SUM_REF..): each thread's sums mod p, then warpAdd.
+ * Every thread of the grid reaches every warpAdd (no early exit), whole
+ * warps (BLOCK threads a block). */
+static __global__ void digestSpans(Spans s, const volatile uint64_t *keyp,
+                                   unsigned long long *acc)
+{
+    const uint64_t key = *keyp;
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    const size_t t0 = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int b = 0; b < NBUF; ++b) {
+        uint64_t sum = 0;
+        for (size_t i = t0; i < s.n[b]; i += stride)
+            sum = addMod(sum, mulMod(weight(key, i),
+                                     (uint64_t)(uint32_t)s.data[b][i]));
+        warpAdd(sum, acc, b);
+    }
+    if (!s.refToo)
+        return;
+    const int *in = s.data[BUF_IN], *neg = s.data[BUF_NEG],
+              *zero = s.data[BUF_ZERO];
+    const size_t ab = (size_t)s.data[BUF_TOTALS][0] +
+                      (size_t)s.data[BUF_TOTALS][1];
+    uint64_t ref = 0, inPos = 0, inNeg = 0, refPos = 0, refNeg = 0;
+    for (size_t i = t0; i < s.n[BUF_IN]; i += stride) {
+        const int v = in[i];
+        if (!v)
+            continue;   /* a zero adds nothing to the reference's digest */
+        const size_t nr = (size_t)neg[i];
+        const size_t pos = v < 0 ? nr : ab + (i - nr - (size_t)zero[i]);
+        const uint64_t wi = weight(key, i), wp = weight(key, pos);
+        ref = addMod(ref, mulMod(wp, (uint64_t)(uint32_t)v));
+        if (v > 0) {
+            inPos = addMod(inPos, wi);
+            refPos = addMod(refPos, wp);
+        } else {
+            inNeg = addMod(inNeg, wi);
+            refNeg = addMod(refNeg, wp);
+        }
+    }
+    warpAdd(ref, acc, SUM_REF);
+    warpAdd(inPos, acc, SUM_IN_POS);
+    warpAdd(inNeg, acc, SUM_IN_NEG);
+    warpAdd(refPos, acc, SUM_REF_POS);
+    warpAdd(refNeg, acc, SUM_REF_NEG);
+}
+
+/* Folds each sum mod p, pads it, stores it in the slot, zeroes the sums
+ * and wipes the device's copy of the key. */
+static __global__ void digestEnd(unsigned long long *acc, CheckSlot *slot,
+                                 volatile uint64_t *keyp, uint64_t check)
+{
+    const uint64_t key = *keyp;
+    for (int b = 0; b < NSUM; ++b) {
+        /* 2^64 = 8 mod p. */
+        const uint64_t d = addMod(reduce61(acc[2 * b]),
+                                  mulMod(reduce61(acc[2 * b + 1]), 8));
+        slot->digest[b] = addMod(d, pad(key, check, b));
+        acc[2 * b] = acc[2 * b + 1] = 0;
+    }
+    *keyp = 0;
+    __threadfence_system();
+    slot->done = 1;
+}
+
+/* The keys in flight: a host function's argument must outlive its
+ * enqueueing; a batch waits before the next, so a ring larger than a
+ * batch is enough. */
+typedef struct {
+    volatile uint64_t *dst;
+    uint64_t key;
+} KeyPut;
+static KeyPut g_keyRing[2 * BATCH_SLOTS + 64];
+static unsigned g_keyNext;
+
+static void CUDART_CB putKey(void *arg)
+{
+    KeyPut *k = (KeyPut *)arg;
+    *k->dst = k->key;
+    __sync_synchronize();
+}
+
+/* ------------------------------------------------------------------ */
+/* Launchers.                                                          */
+
+void kMarkNegative(const hx_device *dev, const int *in, int *flags, size_t n)
+{
+    markNegative<<<hx_grid_for(dev, n, BLOCK), BLOCK>>>(in, flags, n);
+    HX_CHECK_LAUNCH("markNegative");
+}
+
+void kMarkZero(const hx_device *dev, const int *in, int *flags, size_t n)
+{
+    markZero<<<hx_grid_for(dev, n, BLOCK), BLOCK>>>(in, flags, n);
+    HX_CHECK_LAUNCH("markZero");
+}
+
+void kScatterTwoWay(const hx_device *dev, const int *in, const int *rank,
+                    int *out, size_t n, const int *totalTrue)
+{
+    scatterTwoWay<<<hx_grid_for(dev, n, BLOCK), BLOCK>>>(in, rank, out, n,
+                                                         totalTrue);
+    HX_CHECK_LAUNCH("scatterTwoWay");
+}
+
+void kCopy(const hx_device *dev, const int *in, int *out, size_t n)
+{
+    copyInts<<<hx_grid_for(dev, n, BLOCK), BLOCK>>>(in, out, n);
+    HX_CHECK_LAUNCH("copyInts");
+}
+
+void kMaskInput(const hx_device *dev, const int *base, int *in, size_t n,
+                int mask)
+{
+    maskInput<<<hx_grid_for(dev, n, BLOCK), BLOCK>>>(base, in, n, mask);
+    HX_CHECK_LAUNCH("maskInput");
+}
+
+void kCheckRanks(const hx_device *dev, const int *in, const int *negRank,
+                 const int *zeroRank, size_t n, RankCheck *r)
+{
+    resetRanks<<<1, 1>>>(r);
+    HX_CHECK_LAUNCH("resetRanks");
+    if (n) {
+        checkRanks<<<hx_grid_for(dev, n, BLOCK), BLOCK>>>(in, negRank,
+                                                           zeroRank, n, r);
+        HX_CHECK_LAUNCH("checkRanks");
+    }
+}
+
+void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
+                  volatile uint64_t *pinnedKey, const uint64_t *keyWord,
+                  uint64_t check, unsigned long long *acc)
+{
+    size_t guardWords = 0, words = 0;
+    for (int b = 0; b < NBUF; ++b) {
+        const size_t g = s->beforeWords[b] > s->afterWords[b]
+                             ? s->beforeWords[b] : s->afterWords[b];
+        guardWords = g > guardWords ? g : guardWords;
+        words = s->n[b] > words ? s->n[b] : words;
+    }
+    uint64_t *devKey = (uint64_t *)(acc + 2 * NSUM);
+    const uint64_t *zero = (const uint64_t *)(acc + 2 * NSUM + 1);
+    resetSlot<<<1, 1>>>(slot);
+    HX_CHECK_LAUNCH("resetSlot");
+    scanGuards<<<hx_grid_for(dev, guardWords, BLOCK), BLOCK>>>(*s, slot);
+    HX_CHECK_LAUNCH("scanGuards");
+    /* The key: written to the page-locked word by the host once the
+     * stream gets there, copied to the device word, and the page-locked
+     * word wiped by a copy of zeros, all in stream order; digestEnd wipes
+     * the device word. */
+    KeyPut *k = &g_keyRing[g_keyNext++ % (sizeof g_keyRing /
+                                          sizeof g_keyRing[0])];
+    k->dst = pinnedKey;
+    k->key = *keyWord;
+    HX_CHECK(cudaLaunchHostFunc(0, putKey, k));
+    HX_CHECK(cudaMemcpyAsync(devKey, (const void *)pinnedKey,
+                             sizeof(uint64_t), cudaMemcpyHostToDevice, 0));
+    HX_CHECK(cudaMemcpyAsync((void *)pinnedKey, zero, sizeof(uint64_t),
+                             cudaMemcpyDeviceToHost, 0));
+    digestSpans<<<hx_grid_for(dev, words, BLOCK), BLOCK>>>(*s, devKey, acc);
+    HX_CHECK_LAUNCH("digestSpans");
+    digestEnd<<<1, 1>>>(acc, slot, devKey, check);
+    HX_CHECK_LAUNCH("digestEnd");
+}

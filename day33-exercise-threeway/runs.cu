@@ -1,0 +1,678 @@
+/* runs.cu: the GPU lock and the watchdog that bounds every hold of it,
+ * one launch's verdict from its checks, and the plan in batches.
+ *
+ * After every launch of the student's kernel (the timing's warm-ups and
+ * rounds included) the device scans every guard and digests every buffer
+ * under the group's key (kernels.cu), and the host compares: the output's
+ * digest with the reference's (groupHost), the inputs' and totals' with
+ * their baseline, the digests the device took before the group's first
+ * launch. An input or a total that changed is input_written, naming the
+ * buffer; a guard word changed beside an input is out_of_bounds, naming
+ * it; an output that differs is run again alone and fetched, for the
+ * element-for-element report (judge.c).
+ *
+ * Runs go to the GPU in batches: as many consecutive groups (test, size,
+ * mix) as the pageable stage holds (STAGE_INTS; a larger group alone),
+ * each group's input uploaded from the stage, its ranks made and checked,
+ * then its runs, all in stream order, and one wait for the whole batch.
+ * Each launch's checks are copied to the host as soon as they are made,
+ * so the first slot not yet arrived names the run a fault or a hang is
+ * in. A second thread, the watchdog, stops the process (exit 6, after a
+ * "timeout" event) when a launch of the batch has run past its limit, or
+ * when any hold of the GPU lock (a batch, the timing, a slow rerun) has
+ * lasted longer than one launch's limit at its largest size: the kernel
+ * of a submission that sleeps just under the limit on every launch holds
+ * the lock no longer than one that hangs. The lock is a record lock,
+ * which the kernel frees when the process ends.
+ */
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "hx_input.h"
+#include "hx_ref.h"
+#include "hx_time.h"
+
+#define STAGE_INTS ((size_t)1 << 22)     /* 16 MiB of staged input */
+
+/* ------------------------------------------------------------------ */
+/* The batch in flight, the lock's hold, and the watchdog.             */
+
+typedef struct {
+    Group g;               /* its boundaries, key and digests */
+    int first, end;        /* its runs: plan runs [first, end) */
+    int staged;            /* its input is in the stage at stageAt; else
+                              in b->hIn */
+    size_t stageAt;
+} BatchGroup;
+
+typedef struct {
+    BatchGroup group[BATCH_GROUPS];
+    int groups;
+    int slotRun[BATCH_SLOTS];       /* the plan run of each launch slot */
+    int slotGroup[BATCH_SLOTS];
+    uint64_t slotCheck[BATCH_SLOTS];
+    uint64_t baseCheck[BATCH_GROUPS];   /* each group's baseline check */
+    int slots;
+    size_t staged;
+    int refused;            /* the run whose launch was refused, or -1 */
+    CUresult refusedWith;
+} Batch;
+
+/* Everything here is under g_flightLock: the watchdog thread reads it. */
+static struct {
+    const Ctx *c;
+    Buffers *b;
+    const Plan *p;
+    const Batch *t;
+    int arrived, queued;
+    double last;
+    double holdUntil;       /* the lock's hold ends by then (0: none) */
+    double holdLimit;
+} g_flight;
+static pthread_mutex_t g_flightLock = PTHREAD_MUTEX_INITIALIZER;
+static hx_gpu_lock g_lock;
+static int *g_stage;        /* pageable: the batch's inputs */
+
+void lockOpen(const char *path)
+{
+    if (hx_gpu_lock_open(&g_lock, path)) {
+        fprintf(stderr, "%s: cannot open the GPU lock %s: %s\n", g_prog,
+                path, strerror(errno));
+        g_ev.terminal = 1;
+        exit(HX_EXIT_USAGE);
+    }
+}
+
+static void holdBegin(double holdLimit)
+{
+    pthread_mutex_lock(&g_flightLock);
+    g_flight.holdLimit = holdLimit;
+    g_flight.holdUntil = hx_now_seconds() + holdLimit;
+    pthread_mutex_unlock(&g_flightLock);
+}
+
+/* A lock that cannot be taken is the grading tool's problem: exit 2. The
+ * hold is bounded by holdLimit seconds (the watchdog). */
+void lockGpu(hx_lock_kind kind, double holdLimit)
+{
+    const double t0 = hx_now_seconds();
+    if (hx_gpu_lock_take(&g_lock, kind)) {
+        fprintf(stderr, "%s: cannot take the GPU lock (--lock): %s\n", g_prog,
+                strerror(errno));
+        g_ev.terminal = 1;
+        exit(HX_EXIT_USAGE);
+    }
+    profAdd(PROF_LOCK, t0);
+    holdBegin(holdLimit);
+}
+
+void unlockGpu(void)
+{
+    pthread_mutex_lock(&g_flightLock);
+    g_flight.holdUntil = 0;
+    pthread_mutex_unlock(&g_flightLock);
+    hx_gpu_lock_release(&g_lock);
+}
+
+void lockClose(void) { hx_gpu_lock_close(&g_lock); }
+
+/* The GPU alone, for a timing: asked for a second at a time, so that
+ * while a long run elsewhere holds it shared the waiting timing does not
+ * hold every other process's checks back too (hx_gpu_lock_take_within);
+ * each ask twice as long as the last (up to 30 s), so that under a heavy
+ * load of checks the timing is not starved by the gaps. */
+void lockTiming(double holdLimit)
+{
+    const double t0 = hx_now_seconds();
+    double ask = 1.0;
+    for (;;) {
+        const int rc = hx_gpu_lock_take_within(&g_lock, HX_LOCK_EXCLUSIVE,
+                                               ask);
+        ask = ask < 15.0 ? 2 * ask : 30.0;
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            fprintf(stderr, "%s: cannot take the GPU lock (--lock): %s\n",
+                    g_prog, strerror(errno));
+            g_ev.terminal = 1;
+            exit(HX_EXIT_USAGE);
+        }
+        const struct timespec nap = {0, 20000000};   /* 20 ms */
+        nanosleep(&nap, NULL);
+    }
+    profAdd(PROF_LOCK, t0);
+    holdBegin(holdLimit);
+}
+
+double launchLimit(const Ctx *c, size_t n)
+{
+    const double scale = (double)n / (double)((size_t)1 << 24);
+    return c->runTimeout * (scale > 1.0 ? scale : 1.0);
+}
+
+/* The outcome of a run whose every launch was clean: the report
+ * hx_check_split3 gives the reference. */
+static void passOutcome(const Run *r, const Group *g, Outcome *o)
+{
+    const hx_guard_report clean = {};
+    memset(o, 0, sizeof *o);
+    judgePass(r->n, g->a, g->ab, &clean, &o->v.r);
+    o->v.status = judgeStatus(o->v.r.kind);
+    o->v.group[0] = '\0';
+    o->status = o->v.status;
+}
+
+/* The verdict of one check slot that arrived: 0 clean; 1 a guard beside
+ * an input changed, 2 an input or a total changed since the baseline
+ * (*buffer names it); 3 the output differs or its guards changed. shift:
+ * what the timing's mask adds to each digest (NULL: nothing). */
+int slotVerdict(const CheckSlot *s, const Group *g, uint64_t check,
+                const Baseline *base, const uint64_t shift[NBUF],
+                const char **buffer)
+{
+    *buffer = NULL;
+    for (int b = BUF_IN; b < NBUF; ++b)
+        if (s->guard[b].before || s->guard[b].after) {
+            *buffer = g_bufName[b];
+            return 1;
+        }
+    for (int b = BUF_IN; b < NBUF; ++b) {
+        /* The baseline's digest, unpadded, shifted, padded as this one. */
+        const uint64_t want = digestAdd(
+            digestAdd(unpadded(base, g, b), shift ? shift[b] : 0),
+            digestPad(g->key, check, b));
+        if (s->digest[b] != want) {
+            *buffer = g_bufName[b];
+            return 2;
+        }
+    }
+    const uint64_t want = digestAdd(
+        digestAdd(unpadded(base, g, SUM_REF), shift ? shift[BUF_OUT] : 0),
+        digestPad(g->key, check, BUF_OUT));
+    if (s->digest[BUF_OUT] != want || s->guard[BUF_OUT].before ||
+        s->guard[BUF_OUT].after)
+        return 3;
+    return 0;
+}
+
+static int slotClean(const CheckSlot *s, const Group *g, uint64_t check,
+                     const Baseline *base)
+{
+    const char *buffer;
+    return s->done && base->slot->done &&
+           slotVerdict(s, g, check, base, NULL, &buffer) == 0;
+}
+
+/* The plan run the first launch slot of the batch in flight that has not
+ * arrived belongs to: the run under way; -1 when every slot arrived. */
+static int flightUnderWay(void)
+{
+    const Batch *t = g_flight.t;
+    const volatile CheckSlot *slot = g_flight.b->pinned->scan;
+    for (int s = 0; s < t->slots; ++s)
+        if (!slot[s].done)
+            return t->slotRun[s];
+    return -1;
+}
+
+
+/* Reports the runs of the batch in flight before run stop, in order,
+ * while every launch of each arrived clean and its group's ranks were
+ * right: a fault or a stop later in the batch leaves them reported as
+ * they would have been one run at a time. */
+static void flightReportArrived(int stop)
+{
+    const Batch *t = g_flight.t;
+    const Plan *p = g_flight.p;
+    const volatile CheckSlot *slot = g_flight.b->pinned->scan;
+    Tally tally;
+    memset(&tally, 0, sizeof tally);
+    int s = 0;
+    for (int gi = 0; gi < t->groups; ++gi) {
+        const BatchGroup *bg = &t->group[gi];
+        for (int k = bg->first; k < bg->end; ++k) {
+            const Run *r = &p->run[k];
+            if (!(g_flight.c->tests >> r->test & 1))
+                continue;
+            if (k == stop || s + r->launches > t->slots)
+                return;
+            const CheckSlot baseSlot =
+                *(const CheckSlot *)&slot[BATCH_SLOTS + gi];
+            const Baseline base = {&baseSlot, t->baseCheck[gi]};
+            for (int l = 0; l < r->launches; ++l) {
+                const CheckSlot got = *(const CheckSlot *)&slot[s + l];
+                if (!slotClean(&got, &bg->g, t->slotCheck[s + l], &base))
+                    return;
+            }
+            if (ranksWrong(&g_flight.b->pinned->rank[gi], &bg->g))
+                return;
+            s += r->launches;
+            Outcome o;
+            passOutcome(r, &bg->g, &o);
+            if (g_ev.f)
+                eventResult(k, r, &o);
+            else
+                tallyRun(g_flight.c, r, &o, &tally);
+        }
+    }
+}
+
+/* A CUDA error while the batch in flight ran: when it is the context's
+ * (a fault: every later call returns it), it is the run under way's, so
+ * report the runs before it and the fault as that run's; returns 1. Any
+ * other error: 0 (the caller reports it as the driver's). exiting: the
+ * process exits whatever this returns, so the batch stops being in
+ * flight here. */
+static int flightFault(int exiting)
+{
+    pthread_mutex_lock(&g_flightLock);
+    const cudaError_t e = g_flight.t ? cudaStreamQuery(0) : cudaSuccess;
+    const int k = e == cudaSuccess || e == cudaErrorNotReady
+                      ? -1 : flightUnderWay();
+    if (k < 0) {
+        if (exiting)
+            g_flight.t = NULL;
+        pthread_mutex_unlock(&g_flightLock);
+        return 0;
+    }
+    flightReportArrived(k);
+    g_flight.t = NULL;
+    g_ev.run = k;
+    g_run = &g_flight.p->run[k];
+    char where[160];
+    planDescribe(where, sizeof where, g_run);
+    studentFaultReport("scatterThreeWay", cudaGetErrorName(e),
+                       cudaGetErrorString(e), where);
+    pthread_mutex_unlock(&g_flightLock);
+    return 1;
+}
+
+/* With g_flightLock held: stops the process (timedOut, exit 6) when the
+ * run under way in the batch has had no slot arrive for its launch limit,
+ * or when the lock's hold is past its limit. */
+static void flightWatch(void)
+{
+    const double now = hx_now_seconds();
+    const Batch *t = g_flight.t;
+    if (g_flight.holdUntil > 0 && now > g_flight.holdUntil) {
+        const double limit = g_flight.holdLimit;
+        if (t) {
+            const int k = flightUnderWay();
+            if (k >= 0) {
+                flightReportArrived(k);
+                g_ev.run = k;
+            }
+        }
+        timedOut("the GPU lock was held past one launch's limit", limit);
+    }
+    if (!t)
+        return;
+    const volatile CheckSlot *slot = g_flight.b->pinned->scan;
+    while (g_flight.arrived < t->slots && slot[g_flight.arrived].done) {
+        ++g_flight.arrived;
+        g_flight.last = now;
+    }
+    /* Every launch queued so far has ended: the GPU waits on the host. */
+    if (g_flight.arrived >= g_flight.queued) {
+        g_flight.last = now;
+        return;
+    }
+    const int k = t->slotRun[g_flight.arrived];
+    const Run *r = &g_flight.p->run[k];
+    const double limit = launchLimit(g_flight.c, r->n);
+    if (now - g_flight.last <= limit)
+        return;
+    flightReportArrived(k);
+    g_ev.run = k;
+    char where[160];
+    planDescribe(where, sizeof where, r);
+    timedOut(where, limit);
+}
+
+static void *watchdog(void *unused)
+{
+    (void)unused;
+    for (;;) {
+        const struct timespec nap = {0, 20000000};   /* 20 ms */
+        nanosleep(&nap, NULL);
+        pthread_mutex_lock(&g_flightLock);
+        flightWatch();
+        pthread_mutex_unlock(&g_flightLock);
+    }
+    return NULL;
+}
+
+/* Starts the watchdog thread once; without it the main thread's polls
+ * still watch the limits, only not while it is blocked in a CUDA call. */
+void watchdogStart(void)
+{
+    static int started;
+    if (started)
+        return;
+    started = 1;
+    pthread_t thread;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);   /* signals stay the main's */
+    if (pthread_create(&thread, NULL, watchdog, NULL) == 0)
+        pthread_detach(thread);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* The plan in batches: submitted at once, waited for once.            */
+
+/* 1 when run r is to be launched: its test is chosen and, in grade mode,
+ * has not failed yet. */
+static int runWanted(const Ctx *c, const Tally *t, const Run *r)
+{
+    return c->tests >> r->test & 1 &&
+           (!c->stopTests || t->test[r->test].failedAt < 0);
+}
+
+/* The runs of the group that starts at plan run k end at the returned
+ * index; *launches gets their launches (the runs of tests not chosen, or
+ * stopped, count none). */
+static int groupEnd(const Ctx *c, const Plan *p, const Tally *t, int k,
+                    int *launches)
+{
+    int end = k;
+    *launches = 0;
+    const Run *r0 = &p->run[k];
+    while (end < p->count && p->run[end].n == r0->n &&
+           p->run[end].mix == r0->mix && p->run[end].test == r0->test) {
+        const Run *r = &p->run[end++];
+        if (runWanted(c, t, r))
+            *launches += r->launches;
+    }
+    return end;
+}
+
+/* Fills batch t with the groups from plan run k on, made on the host
+ * (groupHost) and their inputs staged, as many as fit (a group too large
+ * for the stage goes alone, last made, so that b->hIn holds it). Groups
+ * with nothing to run are passed over. Returns the plan run after the
+ * last group taken. */
+static int batchFill(const Ctx *c, Buffers *b, const Plan *p,
+                     const Tally *tally, int k, uint64_t seed, Batch *t,
+                     Group *g)
+{
+    memset(t, 0, sizeof *t);
+    t->refused = -1;
+    if (!g_stage)
+        g_stage = (int *)hostAlloc(STAGE_INTS, sizeof(int), "the stage");
+    while (k < p->count) {
+        int launches;
+        const int end = groupEnd(c, p, tally, k, &launches);
+        if (!launches) {
+            k = end;
+            continue;
+        }
+        const size_t n = p->run[k].n;
+        const int fits = n <= STAGE_INTS;
+        if (t->groups && (!fits || t->staged + n > STAGE_INTS ||
+                          t->slots + launches > BATCH_SLOTS ||
+                          t->groups == BATCH_GROUPS))
+            break;
+        const double t0 = hx_now_seconds();
+        groupHost(b, g, n, p->run[k].mix, p->run[k].test, seed);
+        BatchGroup *bg = &t->group[t->groups];
+        bg->g = *g;
+        bg->first = k;
+        bg->end = end;
+        bg->staged = fits;
+        if (fits) {
+            bg->stageAt = t->staged;
+            memcpy(g_stage + t->staged, b->hIn, n * sizeof(int));
+            t->staged += n;
+        }
+        for (int r = k; r < end; ++r) {
+            const Run *run = &p->run[r];
+            if (!runWanted(c, tally, run))
+                continue;
+            for (int l = 0; l < run->launches; ++l) {
+                t->slotGroup[t->slots] = t->groups;
+                t->slotRun[t->slots++] = r;
+            }
+        }
+        ++t->groups;
+        profAdd(PROF_INPUTS, t0);
+        k = end;
+        if (!fits)
+            break;
+    }
+    return k;
+}
+
+static void batchWait(Buffers *b)
+{
+    HX_CHECK(cudaEventRecord(b->done, 0));
+    int polls = 0;
+    for (;;) {
+        const cudaError_t e = cudaEventQuery(b->done);
+        if (e == cudaSuccess)
+            break;
+        if (e != cudaErrorNotReady) {
+            if (flightFault(1))
+                exit(HX_EXIT_CUDA);
+            hx_cuda_check(e, "cudaEventQuery (the batch's end)", __FILE__,
+                          __LINE__);
+        }
+        pthread_mutex_lock(&g_flightLock);
+        flightWatch();
+        pthread_mutex_unlock(&g_flightLock);
+        pollPause(&polls);
+    }
+    (void)cudaGetLastError();
+}
+
+/* The largest launch limit of a batch's runs: its hold's limit. */
+static double batchLimit(const Ctx *c, const Plan *p, const Batch *t)
+{
+    size_t n = 0;
+    for (int s = 0; s < t->slots; ++s)
+        if (p->run[t->slotRun[s]].n > n)
+            n = p->run[t->slotRun[s]].n;
+    return launchLimit(c, n);
+}
+
+/* Submits batch t under the shared lock and waits for it. */
+static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
+{
+    const double t0 = hx_now_seconds();
+    lockGpu(HX_LOCK_SHARED, batchLimit(c, p, t));
+    for (int s = 0; s < t->slots; ++s)
+        b->pinned->scan[s].done = 0;
+    for (int gi = 0; gi < t->groups; ++gi)
+        b->pinned->scan[BATCH_SLOTS + gi].done = 0;
+    t->refused = -1;
+    pthread_mutex_lock(&g_flightLock);
+    g_flight.c = c;
+    g_flight.b = b;
+    g_flight.p = p;
+    g_flight.t = t;
+    g_flight.arrived = 0;
+    g_flight.queued = 0;
+    g_flight.last = hx_now_seconds();
+    pthread_mutex_unlock(&g_flightLock);
+    g_flightFault = flightFault;
+    int slot = 0;
+    for (int gi = 0; gi < t->groups && t->refused < 0; ++gi) {
+        const BatchGroup *bg = &t->group[gi];
+        groupEnqueue(b, &bg->g,
+                     bg->staged ? g_stage + bg->stageAt : b->hIn, gi);
+        /* The inputs' baseline, before the group's first launch. */
+        hx_guarded_resize(&b->out, bg->g.n);
+        t->baseCheck[gi] = b->checkCount;
+        enqueueCheck(b, &bg->g, BATCH_SLOTS + gi, 1);
+        while (slot < t->slots && t->slotGroup[slot] == gi &&
+               t->refused < 0) {
+            const int k = t->slotRun[slot];
+            const Run *r = &p->run[k];
+            if (g_ev.f && (slot == 0 || t->slotRun[slot - 1] != k)) {
+                pthread_mutex_lock(&g_flightLock);
+                eventStart(k, r);
+                pthread_mutex_unlock(&g_flightLock);
+            }
+            hx_guarded_resize(&b->out, r->n);
+            hx_guarded_poison(&b->out);
+            const CUresult rc = launchTry(c->module, b, r->n, r->blocks,
+                                          r->block);
+            if (rc != CUDA_SUCCESS) {
+                if (flightFault(0))
+                    exit(HX_EXIT_CUDA);
+                pthread_mutex_lock(&g_flightLock);
+                t->refused = k;
+                t->refusedWith = rc;
+                t->groups = gi + 1;
+                t->slots = slot;
+                pthread_mutex_unlock(&g_flightLock);
+                break;
+            }
+            pthread_mutex_lock(&g_flightLock);
+            g_flight.queued = slot + 1;
+            pthread_mutex_unlock(&g_flightLock);
+            t->slotCheck[slot] = b->checkCount;
+            enqueueCheck(b, &bg->g, slot, 0);
+            ++slot;
+        }
+    }
+    batchWait(b);
+    pthread_mutex_lock(&g_flightLock);
+    g_flight.t = NULL;
+    pthread_mutex_unlock(&g_flightLock);
+    unlockGpu();
+    g_ev.run = -1;
+    g_run = NULL;
+    for (int gi = 0; gi < t->groups; ++gi)
+        ranksChecked(&b->pinned->rank[gi], &t->group[gi].g);
+    profAdd(PROF_RUNS, t0);
+}
+
+/* The outcome of plan run k from its slots (from slot s on). */
+static void batchOutcome(const Ctx *c, Buffers *b, const Plan *p,
+                         const Batch *t, const BatchGroup *bg, int k, int s,
+                         uint64_t seed, Group *g, Outcome *o)
+{
+    const Run *r = &p->run[k];
+    const CheckSlot *slot = b->pinned->scan + s;
+    const int gi = (int)(bg - t->group);
+    const Baseline base = {&b->pinned->scan[BATCH_SLOTS + gi],
+                           t->baseCheck[gi]};
+    memset(o, 0, sizeof *o);
+    const char *buffer = NULL;
+    const int v = slotVerdict(&slot[0], &bg->g, t->slotCheck[s], &base, NULL,
+                              &buffer);
+    if (v == 0) {
+        passOutcome(r, &bg->g, o);
+        for (int l = 1; l < r->launches; ++l) {
+            const int w = slotVerdict(&slot[l], &bg->g, t->slotCheck[s + l],
+                                      &base, NULL, &buffer);
+            if (w == 1 || w == 2) {
+                o->status = w == 1 ? "out_of_bounds" : "input_written";
+                o->buffer = buffer;
+                return;
+            }
+            o->disagree |= w != 0;
+        }
+    } else if (v == 1 || v == 2) {
+        passOutcome(r, &bg->g, o);
+        o->status = v == 1 ? "out_of_bounds" : "input_written";
+        o->buffer = buffer;
+        return;
+    } else {
+        const double t0 = hx_now_seconds();
+        char where[160];
+        planDescribe(where, sizeof where, r);
+        groupHost(b, g, r->n, r->mix, r->test, seed);
+        g_ev.run = k;
+        g_run = r;
+        runFetched(c, b, g, r, where, o);
+        g_ev.run = -1;
+        g_run = NULL;
+        if (!strcmp(o->v.status, "pass"))
+            o->disagree = 1;
+        profAdd(PROF_SLOW, t0);
+    }
+    o->status = o->disagree ? "nondeterministic" : o->v.status;
+}
+
+/* Runs the plan in batches, counting into *t. In grade mode each test
+ * stops at its own first failing run (its later runs are reported not
+ * run) and the others go on; student mode runs every run, for the
+ * report. g is left describing the last group made on the host. */
+void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
+             Group *g, Tally *t)
+{
+    static Batch batch;
+    memset(g, 0, sizeof *g);
+    for (int k = 0; k < TEST_COUNT; ++k)
+        t->test[k].failedAt = -1;
+    for (int k = 0; k < p->count;) {
+        const int next = batchFill(c, b, p, t, k, seed, &batch, g);
+        if (batch.slots)
+            batchRun(c, b, p, &batch);
+        /* Every run from k to next: its outcome, or skipped. */
+        int slot = 0;
+        for (int r = k; r < next; ++r) {
+            const Run *run = &p->run[r];
+            if (!(c->tests >> run->test & 1))
+                continue;
+            TestTally *tt = &t->test[run->test];
+            if (r == batch.refused) {
+                char where[160];
+                planDescribe(where, sizeof where, run);
+                g_ev.run = r;
+                g_run = run;
+                launchRefused(c->module, batch.refusedWith, run->block,
+                              where);
+            }
+            if (slot >= batch.slots || batch.slotRun[slot] != r) {
+                /* Not launched: its test had stopped already. */
+                ++tt->notRun;
+                if (g_ev.f)
+                    eventSkip(r, run);
+                continue;
+            }
+            const int first = slot;
+            slot += run->launches;
+            if (c->stopTests && tt->failedAt >= 0) {
+                ++tt->notRun;
+                if (g_ev.f)
+                    eventSkip(r, run);
+                continue;
+            }
+            Outcome o;
+            batchOutcome(c, b, p, &batch, &batch.group[batch.slotGroup[first]],
+                         r, first, seed, g, &o);
+            ++t->runs;
+            ++tt->runs;
+            if (!strcmp(o.status, "pass")) {
+                ++t->passed;
+                ++tt->passed;
+            } else if (tt->failedAt < 0) {
+                tt->failedAt = r;
+                tt->status = o.status;
+                if (!t->firstFail)
+                    t->firstFail = o.status;
+            }
+            if (g_ev.f)
+                eventResult(r, run, &o);
+            tallyRun(c, run, &o, t);
+        }
+        k = next;
+    }
+    for (int k = 0; k < TEST_COUNT; ++k)
+        if (c->tests >> k & 1 && p->testRuns[k] && g_ev.f)
+            eventTest(k, &t->test[k]);
+    fflush(stdout);
+}

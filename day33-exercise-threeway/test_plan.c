@@ -1,0 +1,208 @@
+/* test_plan.c: the plan's coverage, on the host (no GPU): the classes of
+ * input a kernel's bug is likely to live in are all in the plan, for
+ * every seed tried and for a small and a large GPU. Exit 0 when every
+ * check holds; each failing one prints a line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+
+#include "hx_check.h"
+#include "plan.h"
+
+static int g_failed;
+
+#define EXPECT(cond, ...)                                                  \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            printf("test_plan: FAIL %s:%d: ", __FILE__, __LINE__);         \
+            printf(__VA_ARGS__);                                           \
+            printf("\n");                                                  \
+            ++g_failed;                                                    \
+        }                                                                  \
+    } while (0)
+
+static void build(Plan *p, uint64_t seed, size_t largest, int sms,
+                  const char *name)
+{
+    PlanArgs a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.largest = largest;
+    a.sms = sms;
+    a.maxThreads = 1024;
+    planBuild(p, seed, &a);
+}
+
+static int single(plan_mix m)
+{
+    return m == MIX_ALL_NEG || m == MIX_ALL_ZERO || m == MIX_ALL_POS;
+}
+
+static void coverage(uint64_t seed, size_t largest, int sms)
+{
+    Plan p;
+    build(&p, seed, largest, sms, "full");
+    int octEven[64] = {0}, octOdd[64] = {0}, testRuns[TEST_COUNT] = {0};
+    int mixAtLarge[MIX_COUNT] = {0}, oddBlocks = 0, block1 = 0, block1024 = 0;
+    int singleLarge = 0, manyPerThread = 0, memory = 0, lastTest = -1;
+    for (int k = 0; k < p.count; ++k) {
+        const Run *r = &p.run[k];
+        ++testRuns[r->test];
+        EXPECT(r->n <= largest, "run %d: n=%zu above the largest %zu", k,
+               r->n, largest);
+        EXPECT(r->block >= 1 && r->block <= 1024 && r->blocks >= 1,
+               "run %d: grid %ux%u", k, r->blocks, r->block);
+        EXPECT(r->test != TEST_MEMORY_SAFETY, "run %d: memory_safety in the "
+               "full plan", k);
+        if (lastTest != (int)r->test) {
+            /* A test's runs are together. */
+            EXPECT(lastTest < 0 || testRuns[r->test] == 1,
+                   "test %s split in two", planTestName(r->test));
+            lastTest = (int)r->test;
+        }
+        if (r->n) {
+            int oct = 0;
+            while (((size_t)2 << oct) <= r->n)
+                ++oct;
+            if (r->n % 2)
+                octOdd[oct] = 1;
+            else
+                octEven[oct] = 1;
+        }
+        if (r->n >= ((size_t)1 << 22))
+            mixAtLarge[r->mix] = 1;
+        if (r->block % 32)
+            ++oddBlocks;
+        block1 |= r->block == 1;
+        block1024 |= r->block == 1024;
+        singleLarge |= single(r->mix) && r->n >= ((size_t)1 << 22);
+        manyPerThread |= r->n / ((size_t)r->blocks * r->block) > 65536;
+    }
+    for (int oct = 1; ((size_t)2 << oct) - 1 <= largest; ++oct) {
+        EXPECT(octEven[oct], "seed %llu: no even size in [2^%d, 2^%d)",
+               (unsigned long long)seed, oct, oct + 1);
+        EXPECT(octOdd[oct], "seed %llu: no odd size in [2^%d, 2^%d)",
+               (unsigned long long)seed, oct, oct + 1);
+    }
+    EXPECT(octOdd[0], "no size 1");
+    for (int m = 0; m < MIX_COUNT; ++m)
+        EXPECT(mixAtLarge[m], "mix %s never at 2^22 or more",
+               planMixName(m));
+    for (int t = 0; t < TEST_COUNT; ++t)
+        EXPECT(t == TEST_MEMORY_SAFETY || testRuns[t] > 0,
+               "test %s has no run", planTestName(t));
+    EXPECT(oddBlocks > 10 && block1 && block1024,
+           "block sizes: %d not a multiple of 32, 1: %d, 1024: %d",
+           oddBlocks, block1, block1024);
+    EXPECT(singleLarge, "no one-group mix at 2^22 or more");
+    EXPECT(manyPerThread, "no run gives a thread more than 2^16 elements");
+    EXPECT(p.run[0].test == TEST_TINY && p.run[0].n == 0 &&
+           p.run[p.testRuns[TEST_TINY] > 2 ? 2 : 0].n == 1,
+           "tiny does not begin at n = 0, then 1");
+    planFree(&p);
+
+    /* memcheck's plan: one even and one odd size on a small grid. */
+    build(&p, seed, largest, sms, "sanitize");
+    int even = 0, odd = 0;
+    for (int k = 0; k < p.count; ++k) {
+        const Run *r = &p.run[k];
+        memory += r->test == TEST_MEMORY_SAFETY;
+        if (r->blocks * (size_t)r->block < r->n) {
+            even |= r->n % 2 == 0;
+            odd |= r->n % 2 == 1;
+        }
+    }
+    EXPECT(memory == p.count && even && odd, "sanitize plan: %d of %d runs "
+           "memory_safety, a grid-stride even size %d, odd %d", memory,
+           p.count, even, odd);
+    planFree(&p);
+}
+
+static int samePlan(const Plan *a, const Plan *b)
+{
+    if (a->count != b->count)
+        return 0;
+    for (int k = 0; k < a->count; ++k) {
+        const Run *x = &a->run[k], *y = &b->run[k];
+        if (x->n != y->n || x->mix != y->mix || x->blocks != y->blocks ||
+            x->block != y->block || x->launches != y->launches ||
+            x->test != y->test)
+            return 0;
+    }
+    return 1;
+}
+
+/* The same seed gives the same plan; another seed another one. */
+static void determinism(void)
+{
+    Plan a, b, c;
+    build(&a, 7, (size_t)62914560, 132, "full");
+    build(&b, 7, (size_t)62914560, 132, "full");
+    build(&c, 8, (size_t)62914560, 132, "full");
+    EXPECT(samePlan(&a, &b), "seed 7 twice: two plans");
+    EXPECT(!samePlan(&a, &c), "seeds 7 and 8: one plan");
+    planFree(&a);
+    planFree(&b);
+    planFree(&c);
+}
+
+/* Inputs: every mix makes values of its kinds, deterministically. */
+static void inputs(void)
+{
+    const size_t n = 5000;
+    int *x = (int *)malloc(n * sizeof *x), *y = (int *)malloc(n * sizeof *y);
+    for (int m = 0; m < MIX_COUNT; ++m) {
+        planFill(x, n, (plan_mix)m, 42);
+        planFill(y, n, (plan_mix)m, 42);
+        EXPECT(!memcmp(x, y, n * sizeof *x), "mix %s: not deterministic",
+               planMixName(m));
+        size_t neg = 0, zero = 0, pos = 0, poison = 0, sorted = 1, rev = 1;
+        int extreme = 0;
+        for (size_t i = 0; i < n; ++i) {
+            neg += x[i] < 0;
+            zero += x[i] == 0;
+            pos += x[i] > 0;
+            poison += x[i] == HX_POISON || x[i] == HX_GUARD_WORD;
+            extreme |= x[i] == INT_MIN || x[i] == INT_MAX;
+            if (i) {
+                sorted &= x[i - 1] <= x[i];
+                rev &= x[i - 1] >= x[i];
+            }
+        }
+        EXPECT(!poison, "mix %s: a poison or guard value", planMixName(m));
+        switch (m) {
+        case MIX_NO_NEG: EXPECT(!neg && zero && pos, "no-negatives"); break;
+        case MIX_NO_POS: EXPECT(neg && zero && !pos, "no-positives"); break;
+        case MIX_SORTED: EXPECT(sorted && neg && pos, "sorted"); break;
+        case MIX_REVERSED: EXPECT(rev && neg && pos, "reverse-sorted"); break;
+        case MIX_LONE_ENDS:
+            EXPECT(neg == 1 && zero == 1 && x[0] == 0 && x[n - 1] < 0,
+                   "lone-ends");
+            break;
+        case MIX_EXTREMES: EXPECT(extreme && zero, "extremes"); break;
+        default: break;
+        }
+    }
+    free(x);
+    free(y);
+}
+
+int main(void)
+{
+    static const uint64_t seeds[] = {1, 2, 3, 12345, 0xdeadbeefull};
+    for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; ++s) {
+        coverage(seeds[s], (size_t)62914560, 132);   /* an H200 */
+        coverage(seeds[s], (size_t)1 << 24, 40);      /* a T4 */
+    }
+    determinism();
+    inputs();
+    if (g_failed) {
+        printf("test_plan: %d checks failed\n", g_failed);
+        return 1;
+    }
+    printf("test_plan: ok, the plan covers every octave (both parities), "
+           "every mix at 2^22 or more, blocks not multiples of 32, more "
+           "than 2^16 elements a thread, memcheck's even and odd sizes\n");
+    return 0;
+}
