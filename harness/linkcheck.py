@@ -110,8 +110,8 @@ def main(argv):
                 bad += 1
                 print("%s:%d: %s: %s" % (os.path.relpath(md, root), no,
                                          target, why))
-    print("link check of %s: %d Markdown files, %d relative or absolute "
-          "links, %d broken" % (root, files, count, bad))
+    print("link check of %s: %d Markdown files, %d links, %d broken"
+          % (root, files, count, bad))
     return 1 if bad else 0
 
 

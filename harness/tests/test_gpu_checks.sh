@@ -47,7 +47,7 @@ status)
     case $4 in
     0) echo "threeway.cu: not yet attempted (the untouched starter)" ;;
     1) echo "  FAIL  n=257 mix=thirds [boundary] (fake report)"; echo "threeway.cu: fails" ;;
-    3) echo "threeway: no NVIDIA driver (fake)" ;;
+    3) echo "threeway: no NVIDIA driver (fake)"; echo "threeway.cu: not checked: no usable GPU" ;;
     esac
     exit $4 ;;
 all) exit 0 ;;
@@ -115,10 +115,10 @@ run_case "student copy, untouched starter" 0 0 0 0 0 0 0 "" \
     "+GPU checks: all passed"
 run_case "student's kernel fails"      1 0 0 0 1 0 0 "" \
     "+(fake report)" "+threeway.cu: fails" \
-    "+== exercise: your threeway.cu: FAILED (its report is above)" \
+    "+== exercise: your threeway.cu: FAILED (the kernel fails its check: its report is above)" \
     "+GPU checks: FAILED: exercise: your threeway.cu"
 run_case "status says no GPU"          1 0 0 0 3 0 0 "" \
-    "+FAILED (exit 3: no usable GPU, though the probe found one)"
+    "+FAILED (no usable GPU, though the probe found one)"
 run_case "status target missing"       1 0 0 0 2 0 0 "" \
     "+FAILED (exit 2: the status target did not run)"
 run_case "a lab fails, the rest run"   1 0 1 0 0 0 0 solution \
