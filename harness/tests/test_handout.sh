@@ -6,6 +6,8 @@
 #
 #   bash harness/tests/test_handout.sh
 #   HANDOUT_KEEP=1 bash harness/tests/test_handout.sh   (keeps the copy)
+#   HANDOUT_SHOW=1 bash harness/tests/test_handout.sh   (prints every
+#       command run in the copy and all it printed: a transcript)
 #
 # The copy is made from the last commit (as make handout makes it), so
 # uncommitted changes are not what it tests. Checked:
@@ -14,7 +16,7 @@
 #      "threeway.cu: compiles, signature ok; NOT run (no GPU)", "not yet
 #      attempted", nothing that reads as the kernel passing);
 #   3. with the reference kernel copied over threeway.cu, the CPU check
-#      passes;
+#      passes, and so does make check (on a GPU: the GPU check);
 #   4. with a kernel that puts boundary 2 one slot early (the corpus's
 #      "boundary"), the CPU check fails with the boundary report, both
 #      positions named, and make check in the copy fails with that report.
@@ -37,6 +39,7 @@ bad() { failed=$((failed + 1)); echo "FAIL $1"; }
 expect() {
     local name=$1 out=$2
     shift 2
+    [ -z "${HANDOUT_SHOW:-}" ] || printf '%s\n' "$out" | sed 's/^/    > /'
     if expect_lines "$out" "$@"; then ok "$name"; else
         bad "$name"; printf '%s\n' "$out" | tail -n 30 | sed 's/^/    | /'; fi
 }
@@ -78,7 +81,10 @@ if "$h/harness/build/hx_probe" > /dev/null 2>&1 ||
 else
     gpu=0 arch=(ARCH=90)
 fi
-mk() { env -u MAKEFLAGS -u MAKELEVEL make -j2 "$@" "${arch[@]}"; }
+mk() {
+    [ -z "${HANDOUT_SHOW:-}" ] || echo "\$ (in the copy) make -j2 $* ${arch[*]}"
+    env -u MAKEFLAGS -u MAKELEVEL make -j2 "$@" "${arch[@]}"
+}
 
 # 2. The untouched starter.
 out=$(mk -C "$h" check 2>&1); rc=$?
@@ -101,6 +107,18 @@ out=$(mk -s -C "$ex" cpu-check 2>&1); rc=$?
 expect "CPU check of a correct kernel: passes" "$out" \
     "+CPU check: threeway.cu passes" \
     "+It checks indexing and boundaries, NOT races or speed" "-FAIL"
+
+out=$(mk -C "$h" check 2>&1); rc=$?
+[ "$rc" -eq 0 ] && ok "make check in the copy, a correct kernel: exit 0" ||
+    bad "make check in the copy, a correct kernel: exit $rc"
+if [ "$gpu" -eq 0 ]; then
+    expect "make check, a correct kernel: the CPU check passes" "$out" \
+        "+threeway.cu: compiles, signature ok; NOT run (no GPU)" \
+        "+CPU check: threeway.cu passes" "+== exercise: CPU check: ok"
+else
+    expect "make check, a correct kernel: passes on the GPU" "$out" \
+        "+threeway.cu: passes" "+GPU checks: all passed"
+fi
 
 # 4. Boundary 2 one slot early.
 cp "$top/harness/grade-tests/corpus/boundary/threeway.cu" "$ex/threeway.cu"
