@@ -33,12 +33,18 @@ run: all
 
 # The line budgets first (harness/budgets.py), then the host tests (no GPU
 # needed), then the GPU checks (skipped, with the reason, where there is no
-# GPU), then the grading tool's tests where this copy has them (a
-# student's copy from `make handout` does not).
+# GPU: then the exercise's CPU check instead), the Markdown link check,
+# then, where this copy has them (a student's copy from `make handout` does
+# not), the CPU check's and the handout's tests and the grading tool's
+# tests.
 check: budgets all
 	$(MAKE) -C harness test
 	$(MAKE) -C day33-exercise-threeway test-host
 	bash harness/gpu-checks.sh
+	python3 harness/linkcheck.py
+	@if [ -d day33-exercise-threeway/solution ]; then \
+	    bash harness/tests/test_cpu_check.sh && bash harness/tests/test_handout.sh; \
+	else echo "CPU check and handout tests: in the maintainers' copy only"; fi
 	@if [ -d harness/grade-tests ]; then \
 	    echo "python3 harness/grade-tests/run_tests.py $(RUN_TESTS_FLAGS)"; \
 	    python3 harness/grade-tests/run_tests.py $(RUN_TESTS_FLAGS); \

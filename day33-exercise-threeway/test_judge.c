@@ -366,6 +366,7 @@ int main(void)
             testMisplaced(&c);
             caseFree(&c);
         }
-    printf("test_judge: %ld passed, %ld failed\n", passed, failed);
+    printf("test_judge, the judge's own tests (judge.c on made-up outputs; no "
+           "kernel runs here): %ld passed, %ld failed\n", passed, failed);
     return failed ? 1 : 0;
 }

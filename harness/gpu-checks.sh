@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # The GPU part of `make check`, run after everything is built.
 #
-# Without a usable GPU: prints one line, "GPU checks skipped: <reason>",
-# and exits 0 (the host tests and the builds have already run).
+# Without a usable GPU: prints "GPU checks skipped: <reason>", then of the
+# student's exercise "threeway.cu: compiles, signature ok; NOT run (no
+# GPU)" (make all compiled it to its device module and found the kernel),
+# then its CPU check (`make -s -C day33-exercise-threeway cpu-status`:
+# feedback only, never a grade; "not yet attempted" for the untouched
+# starter). Exit 0, or 1 when the exercise does not compile or its CPU
+# check fails (the report is printed).
 # With one: every lab's self-check; then the student's exercise
 # (`make -s -C day33-exercise-threeway status`: the untouched starter is
 # "not yet attempted" and passes this step, a kernel that passes its check
@@ -18,16 +23,28 @@ cd "$(dirname "$0")/.." || exit 2
 
 probe_out=$(./harness/build/hx_probe 2>&1)
 probe_rc=$?
+ex=day33-exercise-threeway
 if [ "$probe_rc" -eq 3 ]; then
     echo "GPU checks skipped: ${probe_out}"
-    exit 0
+    if ! built=$(make -s -C "$ex" all 2>&1); then
+        printf '%s\n' "$built"
+        echo "threeway.cu: FAILED: it does not compile to its device module (above)"
+        exit 1
+    fi
+    echo "threeway.cu: compiles, signature ok; NOT run (no GPU)"
+    echo "== exercise: the CPU check of your threeway.cu (feedback only; the GPU check is the real one): make -s -C $ex cpu-status"
+    if make -s -C "$ex" cpu-status; then
+        echo "== exercise: CPU check: ok"
+        exit 0
+    fi
+    echo "== exercise: your threeway.cu: FAILED its CPU check (its report is above)"
+    exit 1
 elif [ "$probe_rc" -ne 0 ]; then
     echo "GPU probe failed (exit $probe_rc): ${probe_out}"
     exit 1
 fi
 echo "$probe_out"
 
-ex=day33-exercise-threeway
 failed=()
 step() {
     local name=$1; shift

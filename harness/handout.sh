@@ -3,34 +3,70 @@
 # new (or empty) folder outside this one. Run through `make handout
 # DEST=dir`.
 #
-# The copy holds every file of the course except the EXCLUDE list below:
-# no reference solution, no grading corpus (its passing kernels and its
-# transcripts quote the answers), nothing that needs them. With a .git
-# folder it is the files of the last commit (git archive HEAD: uncommitted
-# changes are left out, and the script says so); without one (a copy of
-# the tree on another machine) every file of the tree but what .gitignore
-# names (build outputs). It builds, and its `make check` passes with or
-# without a GPU: there the exercise is "not yet attempted" until the
-# student writes threeway.cu.
+# The copy is the student's: every file of the course except
+#   - the paths of the EXCLUDE list below (the reference solution, the
+#     grading tool beyond the exercise's compile stage, Gradescope, Slurm,
+#     GRADING.md, the grading corpus, the maintainers' scripts and tests),
+#     but for the KEEP list inside them (the compile stage, which the
+#     exercise's own Makefile runs);
+#   - by name, anywhere: every NOTES.md (the maintainers' record), every
+#     dev/ folder (variants and instruments) and every gpu-dev.sh;
+#   - every transcript (evidence-*.txt, notes-*.txt, *.csv, *.png) that no
+#     Markdown file of the copy links or names by its path from that file
+#     (or from the top of the course): a lesson keeps what it quotes;
+#   - in every Markdown file, the lines from a line
+#     "<!-- instructors only: make handout leaves this out -->" to the line
+#     "<!-- end of instructors only -->" (both included).
+# With a .git folder it is the files of the last commit (git archive HEAD:
+# uncommitted changes are left out, and the script says so); without one
+# (a copy of the tree on another machine) every file of the tree but what
+# .gitignore names (build outputs). It builds, and its `make check` passes
+# with or without a GPU: there the exercise is "not yet attempted" until
+# the student writes threeway.cu (and, without a GPU, its CPU check runs).
 #
 # Fails loudly, before writing anything, when a listed path is missing (so
 # the list cannot rot) or DEST is unusable; and after copying (removing
-# the copy), when it holds a solution/ folder, the answer's formula for a
-# positive's slot, or any line of the reference kernel that places an
-# element (its code lines that the starter lacks and that name a negative
-# or zero rank or total), however the file around it is named.
+# the copy), when any file of it (every one is read) holds a solution/
+# folder, the answer's formula for a positive's slot, a partial hint
+# (arithmetic on a rank, HINTS below), or any line of the reference kernel
+# that places an element (its code lines that the starter lacks and that
+# name a negative or zero rank or total), however the file around it is
+# named; or when a relative link of its Markdown does not resolve in the
+# copy (harness/linkcheck.py).
 set -euo pipefail
 
 # path (file or folder, from the top of the course) and why it stays out.
 EXCLUDE=(
     "day33-exercise-threeway/solution|the reference solution and its explanation"
     "harness/grade-tests|the grading corpus: kernels that pass, expected verdicts, transcripts quoting the answers"
-    "harness/grader/DESIGN.md|the grading tool's design and tests, for maintainers: it names the corpus's cases"
+    "harness/grader|the grading tool (but its compile stage: KEEP)"
+    "harness/grade.py|the grading tool's entry point"
+    "harness/GRADING.md|the instructors' guide to grading: verdicts, scores, sample answers"
+    "harness/gradescope|Gradescope's autograder"
+    "harness/slurm|grading on a Slurm cluster"
     "harness/evidence.sh|captures the maintainers' transcripts; runs the reference solution and the corpus"
+    "harness/capture.sh|writes the maintainers' transcripts"
+    "harness/handout.sh|this script: its checks spell out what they look for"
     "harness/tests/gpu_off_by_one.sh|makes wrong kernels from the reference solution, whose lines it quotes"
-    "day33-exercise-threeway/gpu-dev.sh|the exercise's GPU checks for maintainers; runs the reference solution and the grading corpus"
+    "harness/tests/test_cpu_check.sh|the CPU check against the reference solution and the corpus"
+    "harness/tests/test_handout.sh|makes a handout and checks it with the reference solution"
+    "harness/tests/expect.sh|the helper of those two tests"
 )
+# Inside EXCLUDE, what the student's copy needs: the exercise's Makefile
+# compiles threeway.cu through compiler.py (which reads entries.py).
+KEEP=(
+    "harness/grader/compiler.py"
+    "harness/grader/entries.py"
+)
+# Any file or folder of these names, anywhere.
+EXCLUDE_NAMES="NOTES.md | dev | gpu-dev.sh"
 SPOILER='negRank\[i\] - zeroRank'
+# Partial hints: arithmetic on a rank at i, a positive's slot from i, a
+# base one off the totals' sum. (A rank's own definition, negRank[i - 1] +
+# (in[i - 1] < 0), is no hint.)
+HINTS='(negRank|zeroRank)\[i\] *[-+]|[-+] *(\(size_t\) *)?(negRank|zeroRank)\[i\]|\bi *- *(\(size_t\) *)?(neg|nr)\b|A *\+ *B *\+ *\(?i\b|\bab *[-+] *(1 *\+ *)?\(i\b'
+BLOCK_START='<!-- instructors only: make handout leaves this out -->'
+BLOCK_END='<!-- end of instructors only -->'
 
 die() { echo "handout: $*" >&2; exit 1; }
 
@@ -48,6 +84,10 @@ for entry in "${EXCLUDE[@]}"; do
         die "this copy has no day33-exercise-threeway/solution: it is a student's copy already (make handout runs in the maintainers' copy)"
     fi
     die "$path is on the exclude list of harness/handout.sh but not in the course: update the list"
+done
+
+for path in "${KEEP[@]}"; do
+    [ -f "$top/$path" ] || die "$path is on the keep list of harness/handout.sh but not in the course: update the list"
 done
 
 if [ -e "$dest" ] && [ ! -d "$dest" ]; then
@@ -76,11 +116,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-excluded() {   # is $1 (a path from the top) on the list, or inside one?
-    local entry path
+excluded() {   # is $1 (a path from the top) left out?
+    local entry path comp
+    for path in "${KEEP[@]}"; do
+        [ "$1" = "$path" ] && return 1
+    done
     for entry in "${EXCLUDE[@]}"; do
         path=${entry%%|*}
         case "$1" in "$path" | "$path"/*) return 0 ;; esac
+    done
+    local IFS=/
+    for comp in $1; do
+        case " $EXCLUDE_NAMES " in *" $comp "*) return 0 ;; esac
     done
     return 1
 }
@@ -160,21 +207,67 @@ fi
 for entry in "${EXCLUDE[@]}"; do
     echo "handout: left out ${entry%%|*}: ${entry#*|}"
 done
+echo "handout: left out every NOTES.md, dev/ and gpu-dev.sh: the maintainers' record, variants and GPU scripts"
+
+# The instructors' blocks of the Markdown files; then the transcripts no
+# Markdown file of the copy names.
+while IFS= read -r -d '' md; do
+    awk -v s="$BLOCK_START" -v e="$BLOCK_END" -v f="${md#"$dest"/}" '
+        $0 == s { if (inside) { bad = 1; exit } inside = 1; next }
+        $0 == e { if (!inside) { bad = 1; exit } inside = 0; next }
+        !inside { print }
+        END { if (bad || inside) { print f ": unbalanced instructors-only markers" > "/dev/stderr"; exit 1 } }
+    ' "$md" > "$md.tmp" || die "$md: fix its instructors-only markers"
+    mv "$md.tmp" "$md"
+done < <(find "$dest" -name '*.md' -print0)
+python3 - "$dest" <<'PY' || die "could not sort the transcripts"
+import os, re, sys
+root = sys.argv[1]
+docs = {}
+for here, _, files in os.walk(root):
+    for f in files:
+        if f.endswith(".md"):
+            p = os.path.join(here, f)
+            with open(p, encoding="utf-8", errors="replace") as fh:
+                docs[p] = fh.read()
+transcript = re.compile(r"^(evidence-.*\.txt|notes-.*\.txt|.*\.csv|.*\.png)$")
+for here, _, files in os.walk(root):
+    for f in sorted(files):
+        if not transcript.match(f):
+            continue
+        path = os.path.join(here, f)
+        top = os.path.relpath(path, root)
+        named = any(os.path.relpath(path, os.path.dirname(md)) in text or
+                    top in text for md, text in docs.items())
+        if not named:
+            os.remove(path)
+            print("handout: left out %s: a transcript no lesson quotes" % top)
+PY
+
 
 # The checks this copy exists for.
 found=$(find "$dest" -type d -name solution -print)
 [ -z "$found" ] || die "the copy holds a solution folder: $found"
-if grep -rn -- "$SPOILER" "$dest"; then
-    die "the copy holds the formula for a positive's slot (the lines above): no student may read it"
-fi
+# grep -r reads every file of the copy, whatever its name or kind; exit 1
+# is "nothing found", anything above it a check that could not run.
+leak() {   # leak WHAT GREP-ARGS...: dies when grep finds anything
+    local what=$1 found rc=0
+    shift
+    found=$(grep -rn "$@" "$dest") || rc=$?
+    [ "$rc" -le 1 ] || die "the check for $what could not run (grep exit $rc)"
+    [ -z "$found" ] || { printf '%s\n' "$found" >&2
+        die "the copy holds $what (the lines above): no student may read it"; }
+}
+leak "the formula for a positive's slot" -e "$SPOILER"
+leak "a partial hint, arithmetic on a rank" -E -e "$HINTS"
 ex=$top/day33-exercise-threeway
 trim() { sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
 lines=$(grep -hvE '^[[:space:]]*(\*|/\*|//|$)' "$ex"/solution/threeway.cu | trim |
         grep -vxF -f <(trim < "$ex/threeway.cu") | grep -iE 'neg|zero' |
         awk 'length >= 10' || true)
 [ -n "$lines" ] || die "found no line of the reference kernel to look for: update the check"
-if grep -rnF -f <(printf '%s\n' "$lines") "$dest"; then
-    die "the copy holds lines of the reference kernel (above): no student may read them"
-fi
-echo "handout: checked: no solution/ folder, no '$SPOILER', none of the reference kernel's $(printf '%s\n' "$lines" | wc -l) placing lines"
+leak "lines of the reference kernel" -F -f <(printf '%s\n' "$lines")
+python3 "$dest/harness/linkcheck.py" "$dest" | sed 's/^/handout: /' ||
+    die "a Markdown file of the copy links to a file the copy does not hold (above): fix the link, or put it between instructors-only markers"
+echo "handout: checked every file: no solution/ folder, no '$SPOILER', no partial hint, none of the reference kernel's $(printf '%s\n' "$lines" | wc -l) placing lines; every relative link resolves"
 echo "handout: done; try it: make -C $dest check"

@@ -36,7 +36,8 @@ lines about threeway.cu (and ptxas's own lines), capped in length.
 Standard library only, Python 3.8 or newer; runs as a script:
     python3 compiler.py SRC --out MODULE [--arch "75 80 90"|90|sm_90]
                         [--nvcc PATH] [--time-limit SEC]
-exit 0 compiled (one line), 1 rejected ("threeway.cu rejected: <verdict>:
+exit 0 compiled (one line, after nvcc's warnings about threeway.cu, each
+shown once, when there are any), 1 rejected ("threeway.cu rejected: <verdict>:
 <message>"), 2 usage error or no usable nvcc. The script's time limit is
 60 s per architecture unless --time-limit says otherwise (a CUB-heavy file
 for three architectures on a slow machine takes minutes); the grading tool
@@ -95,6 +96,8 @@ class Compiled:
     includes: List[str] = dataclasses.field(default_factory=list)
     entries: List[str] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
+    warnings: str = ""      # when ok: the compiler's warnings about
+                            # threeway.cu, as student_lines shows them
 
 
 class CompilerUnavailable(Exception):
@@ -334,6 +337,24 @@ def student_lines(log):
     return "\n".join(text)
 
 
+def _once(text):
+    """text without its repeated messages: a message is a line that does
+    not start with white space and the indented lines after it."""
+    blocks, seen = [], set()
+    for line in text.splitlines():
+        if blocks and line[:1] in (" ", "\t"):
+            blocks[-1].append(line)
+        else:
+            blocks.append([line])
+    kept = []
+    for b in blocks:
+        key = "\n".join(b)
+        if key not in seen:
+            seen.add(key)
+            kept.append(key)
+    return "\n".join(kept)
+
+
 # ---- include roots ------------------------------------------------------
 
 _roots_cache = {}
@@ -552,6 +573,7 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
     ran = _run_limited([nvcc_path] + flags + ["-Xcompiler", "-H", NAME,
                                               "-o", built],
                        src_dir, env, log, left(), mem_limit, out_cap, nice)
+    log_text = ran.log
     trace = include_trace(log, src_dir)
     includes = sorted(trace)
     roots = allowed_roots(nvcc_path, env, work)
@@ -618,8 +640,14 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
     with os.fdopen(fd, "wb") as f:
         f.write(blob)
     os.replace(tmp, out_module)
+    # The compile's own messages (warnings) about threeway.cu, as its
+    # errors would be shown; nothing when none names a line of it.
+    # Each architecture's pass repeats them: each message is shown once.
+    named = any(_EDG.match(line) or _GCC.match(line)
+                for line in log_text.splitlines())
+    warnings = _once(student_lines(log_text)) if named else ""
     return Compiled(True, None, "", module=out_module, includes=includes,
-                    entries=entries)
+                    entries=entries, warnings=warnings)
 
 
 def main(argv):
@@ -654,6 +682,8 @@ def main(argv):
         print("compiler.py: %s" % e, file=sys.stderr)
         return 2
     if c.ok:
+        if c.warnings:
+            print("%s: nvcc's warnings:\n%s" % (NAME, c.warnings))
         print("compiled %s -> %s for %s (%.1f s)"
               % (a.src, a.out, describe_arch(archs), c.seconds))
         return 0

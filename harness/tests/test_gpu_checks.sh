@@ -37,7 +37,7 @@ make_tree() {
     fake "$t/day31-scan/scan" "$2" "scan self-check (fake)"
     fake "$t/day33-compaction/compaction" "$3" "compaction self-check (fake)"
     [ "${7:-}" = solution ] && mkdir -p "$t/day33-exercise-threeway/solution"
-    # The fake make answers the exercise's three targets only.
+    # The fake make answers the exercise's targets only.
     cat > "$t/bin/make" <<EOF
 #!/bin/sh
 goal=
@@ -50,6 +50,13 @@ status)
     0) echo "threeway.cu: not yet attempted (the untouched starter)"; exit 0 ;;
     1) echo "  FAIL  n=257 mix=thirds [boundary] (fake report)"; echo "threeway.cu: fails"; exit 2 ;;
     3) echo "threeway: no NVIDIA driver (fake)"; echo "threeway.cu: not checked: no usable GPU"; exit 2 ;;
+    esac
+    exit $4 ;;
+all) exit 0 ;;
+cpu-status)
+    case $4 in
+    0) echo "threeway.cu: not yet attempted (the untouched starter): no CPU check to run" ;;
+    *) echo "  FAIL  tiny  [boundary] (fake CPU report)" ;;
     esac
     exit $4 ;;
 solution) echo "solution check (fake)"; exit $5 ;;
@@ -89,7 +96,13 @@ run_case() {
 #        name                       exit probe d31 d33 status sol starter tree
 run_case "no GPU"                      0 3 0 0 0 0 0 solution \
     "+GPU checks skipped: hx_probe: no NVIDIA driver is installed (fake)" \
-    "-== day31-scan"
+    "+threeway.cu: compiles, signature ok; NOT run (no GPU)" \
+    "+no CPU check to run" "+== exercise: CPU check: ok" \
+    "-== day31-scan" "-passes"
+run_case "no GPU, the CPU check fails" 1 3 0 0 1 0 0 "" \
+    "+threeway.cu: compiles, signature ok; NOT run (no GPU)" \
+    "+(fake CPU report)" \
+    "+FAILED its CPU check (its report is above)"
 run_case "probe broken"                1 4 0 0 0 0 0 solution \
     "+GPU probe failed (exit 4)"
 run_case "maintainers, untouched starter" 0 0 0 0 0 0 0 solution \

@@ -571,7 +571,7 @@ void test_split3_check(void)
 
 /* Runs on the host the scatter a kernel with a wrong base does: group k
  * (0 negatives, 1 zeros, 2 positives) goes to its right slot plus d[k],
- * as A - 1 + zeroRank[i] puts the zeros one slot early. whole receives
+ * as a base one slot too small puts a group one slot early. whole receives
  * T_GUARD guard words, the n output slots (poisoned first), T_GUARD guard
  * words. Two elements that land on one slot race: with last_wins the one
  * later in input order stays, else the earlier one. */
