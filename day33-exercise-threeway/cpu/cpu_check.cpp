@@ -212,7 +212,10 @@ int __syncthreads_count(int p)
     return (int)g_fib[g_cur].result;
 }
 int __syncthreads_and(int p)
-{ return __syncthreads_count(p) == (int)g_threads; }
+{
+    const int count = __syncthreads_count(p);
+    return count == (int)g_fib[g_cur].val;   /* every thread that waited */
+}
 int __syncthreads_or(int p) { return __syncthreads_count(p) != 0; }
 
 enum { W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_SYNC };
@@ -279,6 +282,7 @@ static int release(unsigned live)
         for (unsigned t = 0; t < g_threads; ++t)
             if (g_fib[t].state == F_BLOCK) {
                 g_fib[t].result = count;
+                g_fib[t].val = atBlock;
                 g_fib[t].pred = 0;
                 g_fib[t].state = F_RUN;
             }
