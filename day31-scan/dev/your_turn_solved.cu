@@ -1,6 +1,7 @@
 /* dev/your_turn_solved.cu: the maintainers' fill of your_turn.cu (day 31),
  * so that make dev-check proves the lab's "your turn" checks pass a right
- * kernel. Left out of the handout with dev/. Same contract as your_turn.cu:
+ * kernel (and, built with -DYOUR_TURN_BROKEN, that they catch a wrong
+ * one). Left out of the handout with dev/. Same contract as your_turn.cu:
  * 64 threads a block, four consecutive ints a thread. */
 #include <stddef.h>
 
@@ -33,7 +34,11 @@ __global__ void yourTileScan(int *data, size_t n, int *tileSums,
         for (int k = 0; k < 4; ++k) {
             const int excl = run;
             run += x[k];
+#ifdef YOUR_TURN_BROKEN   /* dev/scan-solved-broken: inclusive off by one */
+            if (base + k < n) data[base + k] = inclusive ? run + 1 : excl;
+#else
             if (base + k < n) data[base + k] = inclusive ? run : excl;
+#endif
         }
         __syncthreads();   /* warpTotal is rewritten by the next tile */
     }
