@@ -24,10 +24,14 @@
 #                acquire-release costs
 #   check        scan --check: ends "self-check: pass"
 #   broken       the broken build's --check must FAIL: exit 1
+#   yours-broken dev/scan-solved-broken (the reference fill of
+#                your_turn.cu, its inclusive scan off by one) --check must
+#                FAIL: exit 1, with a first-bad-index report
 #   table        scan: the default table (the lesson's rows)
 #   sweep        scan --sweep: 2^10 up, into $OUT/scan-sweep.csv
 #   dev-check    make dev-check: dev/scan-variants --check (every
-#                configuration, stalled), dev/trace-tiles, dev/racecheck-named
+#                configuration, stalled), dev/trace-tiles, dev/racecheck-named,
+#                dev/scan-solved --check (no "not yet attempted")
 #   variants     dev/scan-variants --n 2^28: every configuration, memcpy,
 #                copy and CUB, interleaved
 #   memcheck, synccheck, initcheck   compute-sanitizer over scan --check
@@ -75,8 +79,11 @@ step check 0 300 ./day31-scan/scan --check
 step broken-build 0 60 bash -c "cat $broken.log; nvcc -O3 \
     -std=c++17 -gencode arch=compute_90,code=sm_90 -o $broken $broken.o \
     day31-scan/build/scan_check.o day31-scan/build/tile_scan.o \
-    day31-scan/build/hx/*.o"
+    day31-scan/build/your_turn.o day31-scan/build/hx/*.o"
 step broken 1 60 "$broken" --check --n 1228803
+step yours-broken 1 120 bash -c "make -s ARCH=90 -C day31-scan \
+    dev/scan-solved-broken && ./day31-scan/dev/scan-solved-broken --check \
+    --n 70001"
 step table 0 120 ./day31-scan/scan
 step sweep 0 300 ./day31-scan/scan --sweep --csv "$out/scan-sweep.csv"
 step dev-check 0 600 env OUT="$out" make -C day31-scan dev-check

@@ -181,7 +181,8 @@ static void runScan(void *ctx)
     if (s->kind == COURSE)
         (incl ? scanInclusive : scanExclusive)(&L.plan, B.output.data, own, 0);
     if (s->kind == WITH)
-        scanWith(&L.plan, s->tile, SCAN_TILE, B.output.data, own, incl, 0);
+        scanWith(&L.plan, s->tile, s->flags & QUARTER ? SCAN_TILE / 4
+                 : SCAN_TILE, B.output.data, own, incl, 0);
     if (s->kind == PASS) {
         SinglePassPlan p = L.pass;
         p.grid = small ? 3 : p.grid;
@@ -324,9 +325,9 @@ static int timeTable(const hx_opts *o)
     printf("input: uniform in [0, %d], seed %llu; %s (%s)\n", randomHigh(n),
            (unsigned long long)o->seed, labShape(shape, sizeof shape),
            SCAN_PASS_NAME);
-    hx_row rows[TIMED];
-    for (int j = 0; j < TIMED; ++j) rows[j] = rowOf(&timed[j]);
-    const int rc = hx_bench_measure(&B, rows, TIMED, 0);
+    hx_row rows[TIMED + 1];   /* + your_turn.cu's row, once it is filled */
+    const int rc = hx_bench_measure(&B, rows, yourTurnRows(rows, timed, TIMED),
+                                    0);
     if (rc == HX_EXIT_OK) {
         hx_bench_table(&B, "scan", tableNotes);
     }

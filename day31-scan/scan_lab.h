@@ -20,7 +20,8 @@ enum {
     OWN_TOTAL = 4,   /* course: the total into B.total, not the plan's */
     IN_PLACE = 8,    /* single pass: in == out (course rows always are) */
     SHIFTED = 16,    /* single pass: the input one int off 16-byte alignment */
-    STALL = 32       /* single pass: the look-back's debug stalls */
+    STALL = 32,      /* single pass: the look-back's debug stalls */
+    QUARTER = 64     /* WITH: the tile kernel runs SCAN_TILE / 4 threads */
 };
 
 typedef struct {
@@ -70,5 +71,14 @@ __global__ void chunkScanRestrict(const int *__restrict__ in,
 
 /* --check (scan_check.cu). */
 int selfCheck(const hx_opts *o);
+
+/* "Your turn": the student's tile kernel (your_turn.cu), launched with
+ * SCAN_TILE / 4 threads a block. yourTurnRows (scan_check.cu) probes it
+ * once (printing a "not yet attempted" line while it is untouched) and
+ * fills rows[] with timed[0..k) and, once filled, its exclusive row after
+ * scanWith(scanTileWarp)'s; it returns the count of rows. */
+__global__ void yourTileScan(int *data, size_t n, int *tileSums,
+                             int inclusive);
+int yourTurnRows(hx_row rows[], const Scan timed[], int k);
 
 #endif

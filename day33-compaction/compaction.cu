@@ -330,7 +330,7 @@ static int compactionRows(hx_row *r)
                   .run = runCubPartition, .want = L.want[W_CUB],
                   .total = L.counts + C_PARTITION, .total_want = &L.evens,
                   .floor_bytes = 2 * n, .launches = 2};
-    return 7;
+    return 7 + labYourRows(r + 7);   /* your_turn.cu's, once filled */
 }
 
 /* The main table: the phases, then the survival table's rows. */
@@ -407,11 +407,11 @@ static int table(int (*rows)(hx_row *), const char *title,
 /* What the compaction table counted, and the production rows against
  * their targets: the single pass within 1.15x of its floor and faster than
  * CUB's Select::If, the stable partition faster than CUB's Partition::If.
- * They are the last four rows of every compaction table (compactionRows). */
+ * They are the last four rows of compactionRows, before your_turn.cu's. */
 static void summary(double keep)
 {
     const hx_bench *b = &L.b;
-    const int s = b->rows - 4, c = s + 2;
+    const int s = b->rows - 4 - L.yours, c = s + 2;
     printf("survival %.2f: %lld of %zu kept, %lld even; atomic: %zu of %lld "
            "slots out of the stable order (another function); CUB's "
            "partition writes the odd group in reverse order\n", keep, L.kept,

@@ -68,6 +68,7 @@ typedef struct {
     size_t disorder;       /* the atomic row: slots out of the stable order */
     FILE *say;             /* where the lab's own checks report */
     int open;              /* buffers held (labOpen) */
+    int yours;             /* rows labYourRows adds to a compaction table */
 } Lab;
 
 extern Lab L;
@@ -145,5 +146,19 @@ int labSelfCheck(const LabCheck *c);
  * 0 to 1 in steps of 0.1 at n (capped there); each step's x floors on one
  * line (hx_bench_sweep_line). */
 int labSweep(size_t n, int (*rows)(hx_row *r), const char *csv);
+
+/* "Your turn" (your_turn.cu, run by your_turn_lab.cu). The student's
+ * kernels, launched with LAB_BLOCK threads a block on L.grid blocks. */
+__global__ void markMultipleOf3(const int *in, int *flags, size_t n);
+__global__ void scatterMultipleOf3(const int *in, const int *rank, int *out,
+                                   size_t n);
+__global__ void compactAtomicWarp(const int *in, int *out, size_t n,
+                                  int *counter);
+/* Declares into r the rows of the slots that are filled (probed once, on
+ * the first call, which prints a "not yet attempted" line for each
+ * untouched one): the multiples of 3 through mark, scanExclusive and
+ * scatter, and the one-atomic-per-warp compaction. Both leave their count
+ * in L.counts[C_VARIANT]. Returns how many (also in L.yours). */
+int labYourRows(hx_row *r);
 
 #endif

@@ -9,6 +9,7 @@
 
 int hx_pred_nonzero(int v) { return v != 0; }
 int hx_pred_even(int v) { return v % 2 == 0; }
+int hx_pred_mult3(int v) { return v % 3 == 0; }
 int hx_pred_negative(int v) { return v < 0; }
 int hx_pred_zero(int v) { return v == 0; }
 

@@ -14,6 +14,7 @@ typedef int (*hx_pred)(int value);
 
 int hx_pred_nonzero(int v);   /* v != 0 */
 int hx_pred_even(int v);      /* v % 2 == 0, negatives included */
+int hx_pred_mult3(int v);     /* v % 3 == 0, negatives and 0 included */
 int hx_pred_negative(int v);  /* v < 0 */
 int hx_pred_zero(int v);      /* v == 0 */
 
