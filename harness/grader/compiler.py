@@ -510,14 +510,31 @@ def _nvcc_env(work):
     return env
 
 
-def find_nvcc(nvcc):
-    """The nvcc to run, as a path; CompilerUnavailable when there is none."""
-    found = shutil.which(nvcc)
-    if not found:
-        raise CompilerUnavailable("nvcc not found (%s): put the CUDA "
-                                  "Toolkit's bin folder on the PATH or pass "
-                                  "its path" % nvcc)
-    return found
+def find_nvcc(nvcc="nvcc"):
+    """nvcc's absolute path, the one finder of the grading tool: nvcc (a
+    name on the PATH or a path); when it is the plain name nvcc (or
+    empty), also $CUDA_HOME/bin/nvcc, then /usr/local/cuda/bin/nvcc.
+    CompilerUnavailable when there is none."""
+    cands = [nvcc] if nvcc else []
+    if nvcc in (None, "", "nvcc"):
+        home = os.environ.get("CUDA_HOME")
+        cands += ["nvcc"] + ([os.path.join(home, "bin", "nvcc")] if home
+                             else []) + ["/usr/local/cuda/bin/nvcc"]
+    for cand in cands:
+        found = shutil.which(cand)
+        if found:
+            return os.path.abspath(found)
+    raise CompilerUnavailable("nvcc not found (%s): put the CUDA "
+                              "Toolkit's bin folder on the PATH or pass "
+                              "its path" % (nvcc or "nvcc"))
+
+
+def module_ext(arch):
+    """The module's kind for ARCH (parse_arch's forms): "cubin" for one
+    architecture, "fatbin" for several. The one rule in Python; the
+    exercise's Makefile states the same rule in make, on ARCH as
+    harness.mk normalises it (HX_ARCH: parse_arch's reading)."""
+    return "cubin" if len(parse_arch(arch)) == 1 else "fatbin"
 
 
 def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
@@ -567,7 +584,7 @@ def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
 
     # 1. The module, device code only, with the preprocessor's include
     # trace. What it read is judged first, whatever else happened.
-    ext = "cubin" if len(archs) == 1 else "fatbin"
+    ext = module_ext(archs)
     built = os.path.join(work, "module." + ext)
     log = os.path.join(work, "compile.log")
     ran = _run_limited([nvcc_path] + flags + ["-Xcompiler", "-H", NAME,

@@ -62,7 +62,7 @@ def compile_one(cfg, sub, index, clock, nice=0):
     if sub.kernel is None:
         rec = Compiled(False, "no_file", sub.problem)
     else:
-        ext = "cubin" if len(cfg.arch.split()) == 1 else "fatbin"
+        ext = compiler.module_ext(cfg.arch)
         module = os.path.join(cfg.state, "modules", "%s.%s" % (index, ext))
         try:
             c = compile_submission(sub.kernel, module, cfg.arch,

@@ -30,19 +30,16 @@ class SetupError(Exception):
 
 
 def find_nvcc(given):
-    """nvcc's absolute path: --nvcc (a name on PATH or a path); without
-    one, or with the plain name nvcc, nvcc on PATH, else
-    /usr/local/cuda/bin/nvcc."""
-    cands = [given] if given else []
-    if given in (None, "", "nvcc"):
-        cands += ["nvcc", "/usr/local/cuda/bin/nvcc"]
-    for cand in cands:
-        found = shutil.which(cand)
-        if found:
-            return os.path.abspath(found)
-    raise SetupError("nvcc not found%s: put the CUDA Toolkit's bin folder "
-                     "on PATH or pass --nvcc" % (" as %r" % given if given
-                                                 else ""))
+    """nvcc's absolute path, found as compiler.find_nvcc finds it (--nvcc:
+    a name on PATH or a path; the plain name nvcc, or none, also tries
+    $CUDA_HOME/bin/nvcc and /usr/local/cuda/bin/nvcc); SetupError when
+    there is none."""
+    try:
+        return compiler.find_nvcc(given)
+    except compiler.CompilerUnavailable:
+        raise SetupError("nvcc not found%s: put the CUDA Toolkit's bin "
+                         "folder on PATH or pass --nvcc"
+                         % (" as %r" % given if given else "")) from None
 
 
 def find_sanitizer(given, nvcc):
