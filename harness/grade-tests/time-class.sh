@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # harness/grade-tests/time-class.sh [N] [GRADE.PY OPTIONS...]: the speed
-# measurement of grader/DESIGN.md ("Speed"), on a GPU machine.
+# measurement of grader/MAINTAINERS.md ("Speed"), on a GPU machine.
 #
 # Makes a class of N (default 100) copies of the reference solution under
 # /tmp, builds the probe and the driver for the local GPU (the course's own

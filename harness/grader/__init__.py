@@ -25,7 +25,7 @@ module each:
     cli         the command line, the setup's steps, the files written at
                 the end
 
-Documentation: harness/GRADING.md (instructors), harness/grader/DESIGN.md
+Documentation: harness/GRADING.md (instructors), harness/grader/MAINTAINERS.md
 (maintainers). Standard library only (python3 >=
 3.8); PyYAML is used for Gradescope's metadata when it is installed.
 """

@@ -29,7 +29,7 @@ from . import clean, listing, machine, merge, pipeline, reports, running
 GRACE = 15.0            # s the grader waits beyond the driver's own watchdog
 SANITIZE_SLOWDOWN = 4   # memcheck's run may take this many times longer
 # compute-sanitizer memcheck's small run for every submission, unless
-# --no-sanitize: the decision and its measured cost are in grader/DESIGN.md
+# --no-sanitize: the decision and its measured cost are in grader/MAINTAINERS.md
 # ("Out-of-bounds writes").
 SANITIZE_BY_DEFAULT = True
 

@@ -359,7 +359,7 @@ def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None,
     # One hardware queue a context (the default is 8): the driver uses one
     # stream. With 16 drivers at once on the H200, context creation and
     # module load took a median of 0.20 s a copy with it, 0.65 s without
-    # (grader/DESIGN.md, "Speed").
+    # (grader/MAINTAINERS.md, "Speed").
     env["CUDA_DEVICE_MAX_CONNECTIONS"] = "1"
     for path in (result, log_file):
         if path and os.path.lexists(path):
