@@ -156,6 +156,24 @@ def test_judge(tmp):
         [stalled]) == after, "never again after a timeout (a staller costs "
           "one process's limit): %s left not run" % judge.unfinished_tests(
               [stalled]))
+    # A watchdog's stop in a run whose batch wrote no start event (seen on
+    # the H200 beside the stallers): the stop event's test fails with
+    # timeout, and the submission is never a pass.
+    unstarted = fake_run(tmp, "named_crash_every_octave")
+    unstarted.rc = 6
+    unstarted.events = [e for e in unstarted.events if e["event"] not in (
+        "fault", "end")] + [{"event": "timeout", "run": 10 ** 6, "test":
+                             "every_octave", "phase": "check",
+                             "seconds": 10.0}]
+    v = judge.judge(compiler.Compiled(True, None, ""), [unstarted],
+                    fake_run(tmp, "named_pass", "sanitize", timed=False), "",
+                    3.0, types.SimpleNamespace(**CFG))
+    b = boxes(v)
+    check(v.reason == "timeout" and v.status == "fail" and
+          b["every_octave"]["score"] == 0 and "watchdog" in
+          b["every_octave"]["output"] and b["tiny"]["score"] == 8,
+          "a stop in a run with no start event: its test fails with "
+          "timeout, never a pass (%s %s)" % (v.reason, v.score))
     v, _ = judged(tmp, "input_block_shapes")
     b = boxes(v)
     check(v.reason == "input_written" and v.score == 82 and

@@ -526,7 +526,10 @@ def test_states(runs):
                 if t in states and t != name and states[t].state == "open":
                     states[t].state = "pass"
         elif where is not None:
-            name = ix.test_of.get(where)
+            # a run of a batch never started has no start event: its test
+            # is the one the stop event names
+            name = ix.test_of.get(where) or next(
+                (e.get("test") for e in ix.stops if e.get("test")), None)
         else:                   # between batches, or before any run
             name = next((t for t in asked if t in states and
                          states[t].state == "open"), None)
@@ -669,7 +672,14 @@ def judge(comp, runs, san, san_log, ref_x, cfg):
     errors = [states[n] for n in CHECK_NAMES if states[n].state == "fail"
               and REASONS.get(states[n].reason) == "error"]
     pick = errors[0] if errors else first
-    if pick is None:
+    if pick is None and v.failed:
+        # a test failed with no reason of its own (a process stopped where
+        # no test can be named): never a pass
+        v.reason, v.detail = death if death else (
+            "tool_error", "tests failed without a verdict: %s" %
+            ", ".join(v.failed))
+        v.report = {}
+    elif pick is None:
         v.reason, v.detail = "pass", ""
     elif errors and death and REASONS.get(death[0]) == "error":
         # the machine stopped the plan (a full GPU, no GPU): its own line
