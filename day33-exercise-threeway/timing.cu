@@ -146,7 +146,7 @@ int studentTiming(const Ctx *c, Buffers *b, const hx_device *dev, Group *g,
                           "bytes the row must move at the memcpy's rate");
     hx_table_note(stdout, "floors: 2n ints (read n, write n); scatter alone "
                           "4n (value, two ranks, output)");
-    hx_table_note(stdout, "partition: markNegative + scan + scatterThreeWay");
+    hx_table_note(stdout, "partition: markNegative + scan + scatterTwoWay");
     hx_table_note(stdout, "split: markNegative + scan + markZero + scan + "
                           "scatterThreeWay");
     hx_table_note(stdout, "alone: your kernel with the ranks already made");
