@@ -314,7 +314,10 @@ static const char *const tableNotes[] = {
     "reset of the tile states, one pass)", NULL};
 
 /* Checks the rows, then times them interleaved, at --n or the default
- * size; input uniform in [0, hi], every prefix fits. */
+ * size; input uniform in [0, hi], so every prefix fits in int (the course
+ * scan's contract). Timed course rows scan the shared output in place, from
+ * the second on the row before's scan: their int sums overflow and rely on
+ * the GPU's add wrapping modulo 2^32 (undefined in C++; never checked). */
 static int timeTable(const hx_opts *o)
 {
     const size_t n = hx_bench_timing_n(&B, 3 * sizeof(int) + 1, labBytes,

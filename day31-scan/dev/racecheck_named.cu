@@ -43,7 +43,7 @@
  * hand-over slots while their round's barrier was __syncthreads(); with a
  * cuda::barrier they draw none.
  *
- * Build: make -C day31-scan dev
+ * Build: make -C day31-scan dev    (with -lineinfo: a hazard names its line)
  * Run:   ./day31-scan/dev/racecheck-named [GRID [FORM]]
  *        GRID blocks (default 64); FORM one of the six (default: the first
  *        five, one after another). Exit 0 when every block of every form

@@ -15,7 +15,8 @@
  *   countEvens, partitionStable   the stable partition with a look-back in
  *                       its placing pass (the scheme that lost)
  *
- * Build: make -C day33-compaction dev      (ARCH, NVCC as for the lab)
+ * Build: make -C day33-compaction dev      (ARCH, NVCC as for the lab;
+ *        -lineinfo: a compute-sanitizer report names source lines)
  * Run:   ./day33-compaction/dev/compaction_variants [--n N] [--runs R]
  *        ./day33-compaction/dev/compaction_variants --check [--n N]
  */
