@@ -278,8 +278,9 @@ static void printHeader(const hx_device *dev, const Module *m, const Plan *p,
     printf("module: %s: scatterThreeWay found (up to %d threads a block)\n",
            m->path, m->maxThreads);
     printf("plan: %s, seed %llu: %d runs over %d sizes up to %zu, in named "
-           "tests; each test stops at its first failure\n\n", p->name,
-           (unsigned long long)seed, p->count, p->sizes, p->maxN);
+           "tests; %s\n\n", p->name, (unsigned long long)seed, p->count,
+           p->sizes, p->maxN, g_ev.f ? "each test stops at its first failure"
+           : "every run is run (grading stops each test at its first failure)");
 }
 
 /* Says why a module is not usable: the grade-mode event, or one line. */
