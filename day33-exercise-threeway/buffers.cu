@@ -378,7 +378,7 @@ static void waitUntil(Buffers *b, double limit, const char *call,
             studentFault(call, cudaGetErrorName(e), cudaGetErrorString(e),
                          where);
         if (hx_now_seconds() - t0 > limit)
-            timedOut(where, limit);
+            timedOut(where, limit, 0);
         pollPause(&polls);
     }
     (void)cudaGetLastError();   /* cudaErrorNotReady is not an error */

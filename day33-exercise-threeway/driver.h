@@ -227,7 +227,7 @@ void scansFor(Buffers *b, const Plan *p);
 uint64_t randomWord(void);
 void *hostAlloc(size_t count, size_t size, const char *what);
 
-void lockOpen(const char *path);
+void lockOpen(const char *path, int alone);
 void lockGpu(hx_lock_kind kind, double holdLimit);
 void lockTiming(double holdLimit);
 void unlockGpu(void);
@@ -296,7 +296,7 @@ void eventResult(long long k, const Run *r, const Outcome *o);
 void eventSkip(long long k, const Run *r);
 void eventTest(int t, const TestTally *tt);
 void eventEnd(const char *status, const Plan *p, int passed);
-void timedOut(const char *where, double limit);
+void timedOut(const char *where, double limit, int sharedHold);
 void studentFaultReport(const char *call, const char *error,
                         const char *text, const char *where);
 void studentFault(const char *call, const char *error, const char *text,

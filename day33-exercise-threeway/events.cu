@@ -105,7 +105,10 @@
  *    "phase":..,"seconds":T}, then exit 6: a launch ran past its limit, or
  *     (NEW) a hold of the GPU lock (a batch, the timing, a rerun) lasted
  *     longer than one launch's limit at its largest size; "seconds" is
- *     that limit
+ *     that limit. NEW "hold":"shared" when it was that bound, on a hold
+ *     shared with other drivers (whose kernels share the GPU's time with
+ *     this one's): the grading tool grades such a submission again, with
+ *     --exclusive
  *   {"event":"lock","state":"wait"}      NEW: the GPU lock (--lock) is
  *                                        busy and the driver waits for
  *                                        it, then
@@ -315,7 +318,7 @@ void eventEnd(const char *status, const Plan *p, int passed)
 /* The launch under way, or the lock's hold, ran past its limit: say so
  * and stop at once (the kernel may never end, so nothing waits for it:
  * no teardown; the process's end frees the lock). */
-void timedOut(const char *where, double limit)
+void timedOut(const char *where, double limit, int sharedHold)
 {
     fflush(stdout);
     fprintf(stderr, "%s: scatterThreeWay ran past its limit of %.3g s (%s) "
@@ -328,6 +331,8 @@ void timedOut(const char *where, double limit)
         jsonRunTest(g_ev.f, g_ev.run);
         fprintf(g_ev.f, ",\"phase\":\"%s\",\"seconds\":%.3f", g_ev.phase,
                 limit);
+        if (sharedHold)
+            fprintf(g_ev.f, ",\"hold\":\"shared\"");
         eventDone();
         g_ev.terminal = 1;
     }

@@ -112,18 +112,41 @@ uint64_t digestPad(uint64_t key, uint64_t check, int buffer)
 uint64_t digestMulMod(uint64_t a, uint64_t b) { return mulMod(a, b); }
 uint64_t digestAdd(uint64_t a, uint64_t b) { return addMod(a, b); }
 
+/* 128-bit sums, folded mod p once at the end: 2^61 = 1 (mod p), so the
+ * three 61-bit pieces of x add to x mod p. */
+static uint64_t reduce128(unsigned __int128 x)
+{
+    const uint64_t lo = (uint64_t)x & DIGEST_P;
+    const uint64_t mid = (uint64_t)(x >> 61) & DIGEST_P;
+    const uint64_t top = (uint64_t)(x >> 122);
+    return reduce61(lo + mid + top);   /* below 3 * 2^61 */
+}
+
+/* The host's sums over slots [lo, hi): the same values as adding each
+ * term mod p, with the reductions left to the end of a chunk (a term is
+ * below 2^93, so 2^30 of them stay below 2^123). */
 void digestHostSums(const int *in, const int *ref, size_t lo, size_t hi,
                     uint64_t key, uint64_t sum[NREF])
 {
     uint64_t d = 0, inPos = 0, inNeg = 0, refPos = 0, refNeg = 0;
-    for (size_t i = lo; i < hi; ++i) {
-        const uint64_t w = weight(key, i);
-        const int v = in[i], r = ref[i];
-        d = addMod(d, mulMod(w, (uint64_t)(uint32_t)r));
-        inPos = addMod(inPos, v > 0 ? w : 0);
-        inNeg = addMod(inNeg, v < 0 ? w : 0);
-        refPos = addMod(refPos, r > 0 ? w : 0);
-        refNeg = addMod(refNeg, r < 0 ? w : 0);
+    const size_t chunk = (size_t)1 << 30;
+    for (size_t c = lo; c < hi; c += chunk) {
+        const size_t end = hi - c > chunk ? c + chunk : hi;
+        unsigned __int128 sd = 0, sip = 0, sin = 0, srp = 0, srn = 0;
+        for (size_t i = c; i < end; ++i) {
+            const uint64_t w = weight(key, i);
+            const int v = in[i], r = ref[i];
+            sd += (unsigned __int128)w * (uint32_t)r;
+            sip += v > 0 ? w : 0;
+            sin += v < 0 ? w : 0;
+            srp += r > 0 ? w : 0;
+            srn += r < 0 ? w : 0;
+        }
+        d = addMod(d, reduce128(sd));
+        inPos = addMod(inPos, reduce128(sip));
+        inNeg = addMod(inNeg, reduce128(sin));
+        refPos = addMod(refPos, reduce128(srp));
+        refNeg = addMod(refNeg, reduce128(srn));
     }
     sum[SUM_REF] = d;
     sum[SUM_IN_POS] = inPos;

@@ -202,6 +202,10 @@ def main(argv):
 #   named_input_<test>          <test>'s first run writes into negRank
 #   named_crash_<test>          a fault in <test>'s first run, exit 4
 #   named_hang_<test>           <test>'s first run never ends
+#   named_shared_<test>         as the driver beside a staller: the bound
+#                               on a shared hold of the lock stops it in
+#                               <test>'s first run ("hold": "shared", exit
+#                               6); with --exclusive it passes every test
 #   named_nomem                 cudaMalloc fails before the first run:
 #                               the exit handler's fault event, exit 5
 #   named_timing_<status>       every run passes; a warm-up launch of the
@@ -288,6 +292,13 @@ def named(mode, argv, plan, emit):
                 return 4
             if mode == "hang_" + t:
                 time.sleep(3600)
+            if mode == "shared_" + t and "--exclusive" not in argv:
+                print("threeway: scatterThreeWay ran past its limit of 10 s "
+                      "(the GPU lock was held past one launch's limit) and "
+                      "was stopped", file=sys.stderr)
+                emit(event="timeout", run=k, test=t, phase="check",
+                     seconds=10.0, hold="shared")
+                return 6
             status = "unwritten" if mode == "starter" else \
                 "boundary" if mode == "fail_" + t and i == 1 else \
                 "input_written" if mode == "input_" + t else "pass"

@@ -57,7 +57,7 @@ CFG = dict(arch="90", sanitize=True, perf=True, build_only=False,
 
 
 def fake_run(tmp, mode, plan="full", tests=None, timed=True,
-             ref="named_pass"):
+             ref="named_pass", exclusive=False):
     """A Run of fake_driver.py with FAKE:<mode>, its events as read; timed
     against a reference module saying FAKE:<ref>, as the grader runs it."""
     mod, res = os.path.join(tmp, "mod.cu"), os.path.join(tmp, "res.jsonl")
@@ -70,11 +70,13 @@ def fake_run(tmp, mode, plan="full", tests=None, timed=True,
     argv += ["--time", "--ref-module", refmod] if timed and not tests \
         else []
     argv += ["--tests", ",".join(tests)] if tests else []
+    argv += ["--exclusive"] if exclusive else []
     p = subprocess.run(argv, env=dict(os.environ,
                                       CUDA_DEVICE_MAX_CONNECTIONS="1"),
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     r = running.Run("fake " + mode)
     r.rc = p.returncode
+    r.exclusive = exclusive
     with open(res) as f:
         r.events = [json.loads(line) for line in f]
     return r
@@ -174,6 +176,24 @@ def test_judge(tmp):
           b["every_octave"]["output"] and b["tiny"]["score"] == 8,
           "a stop in a run with no start event: its test fails with "
           "timeout, never a pass (%s %s)" % (v.reason, v.score))
+    shared = fake_run(tmp, "named_shared_every_octave")
+    alone = fake_run(tmp, "named_shared_every_octave", exclusive=True)
+    hung = fake_run(tmp, "named_crash_every_octave")
+    hung.rc = 6
+    hung.events = [e for e in hung.events if e["event"] != "fault"] + [
+        {"event": "timeout", "run": 6, "test": "every_octave",
+         "phase": "check", "seconds": 10.0}]
+    check(judge.rerun_alone([shared]) and not judge.rerun_alone([alone])
+          and not judge.rerun_alone([hung]) and not judge.rerun_alone(
+              [shared, alone]) and alone.exclusive, "rerun_alone: only a "
+          "first process stopped by the bound on a shared hold; never a "
+          "launch's own limit, never a try alone")
+    shared.superseded = True
+    v = judge.judge(compiler.Compiled(True, None, ""), [shared, alone],
+                    fake_run(tmp, "named_pass", "sanitize", timed=False), "",
+                    3.0, types.SimpleNamespace(**CFG))
+    check(v.reason == "pass" and v.score == 100, "a superseded process is "
+          "left out of the verdict: %s %s" % (v.reason, v.score))
     v, _ = judged(tmp, "input_block_shapes")
     b = boxes(v)
     check(v.reason == "input_written" and v.score == 82 and
@@ -436,7 +456,7 @@ def test_wiring(rt, tmp, tools, lock):
     "1" (the driver writes lock events) or "quiet" (it writes none)."""
     klass = fake_class(os.path.join(tmp, "wiring-" + lock), [
         "named_pass", "named_slow_2", "named_crash_every_octave",
-        "named_hang_block_shapes", "named_nomem"])
+        "named_hang_block_shapes", "named_nomem", "named_shared_large"])
     ref = os.path.join(tmp, "wiring-ref.cu")
     with open(ref, "w") as f:
         f.write("// FAKE:named_pass\n")
@@ -514,6 +534,19 @@ def test_wiring(rt, tmp, tools, lock):
             "memory_safety"]["score"] == 8 and not sanitize("named_nomem"),
           tag + "memcheck's run whenever the module loaded (after a crash "
           "and a timeout too), not after an error of the machine")
+    shared = plans("named_shared_large")
+    with open(os.path.join(out, "submissions", "named_shared_large",
+                           "log.txt")) as f:
+        shared_log = f.read()
+    check(len(shared) == 2 and "--exclusive" not in shared[0] and
+          "--exclusive" in shared[1] and "--time" in shared[1] and
+          "--tests" not in shared[1] and rows["named_shared_large"][
+              "score"] == "100" and rows["named_shared_large"]["reason"] ==
+          "pass" and "--exclusive" in shared_log and "held past" in
+          shared_log, tag + "stopped by the bound on a shared hold (beside "
+          "a staller): graded again alone (--exclusive, whole and timed), "
+          "judged on that try, both tries in log.txt: %s" % rows[
+              "named_shared_large"]["score"])
     check(rows["named_nomem"]["reason"] == "gpu_memory" and
           rows["named_nomem"]["status"] == "error" and
           len(plans("named_nomem")) == 1, tag + "exit 5 (cudaMalloc failed)"

@@ -548,6 +548,28 @@ def unfinished_tests(runs):
             states[name].state == "open"]
 
 
+def rerun_alone(runs):
+    """True when the plan's one process so far was stopped by the bound
+    on a hold of the GPU lock it shared with other drivers (its timeout
+    event's "hold": "shared"): their kernels shared the GPU's time with
+    its own, so the slowness may be theirs. The tool then grades it again
+    alone (--exclusive: every hold of the lock exclusive) and judges that
+    process, not this one (pipeline.py marks this one superseded). A
+    stop in the process alone is the kernel's own."""
+    runs = [r for r in runs if r is not None]
+    if len(runs) != 1 or getattr(runs[0], "exclusive", False):
+        return False
+    stop = runs[0].first("timeout")
+    return bool(stop) and stop.get("hold") == "shared"
+
+
+def current(runs):
+    """The processes the verdict is made from: all but those a second,
+    alone try superseded (rerun_alone)."""
+    return [r for r in runs or [] if r is not None and
+            not getattr(r, "superseded", False)]
+
+
 def tests_to_rerun(runs):
     """What the grader should start the driver again for after the
     plan's processes so far (runs): the unfinished check tests, or []
@@ -586,7 +608,7 @@ def judge(comp, runs, san, san_log, ref_x, cfg):
     event holds no ratio of its own)."""
     if runs is not None and not isinstance(runs, (list, tuple)):
         runs = [runs]
-    runs = [r for r in runs or [] if r is not None]
+    runs = current(runs)
     run = runs[0] if runs else None
     v = Verdict()
     test = _tests(v, getattr(cfg, "hide_until_due", False))

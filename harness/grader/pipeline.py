@@ -291,11 +291,19 @@ class Pipeline:
         try:
             runs.append(self._driver(comp, os.path.join(folder,
                                                         "plan.jsonl"), gpu))
-            again = judge.tests_to_rerun(runs)
+            alone = judge.rerun_alone(runs)
+            if alone:
+                # Stopped by the bound on a hold it shared with other
+                # drivers: graded again alone, and judged on that try.
+                runs[0].superseded = True
+                runs.append(self._driver(
+                    comp, os.path.join(folder, "plan-alone.jsonl"), gpu,
+                    exclusive=True))
+            again = judge.tests_to_rerun(judge.current(runs))
             if again:
                 runs.append(self._driver(
                     comp, os.path.join(folder, "plan-2.jsonl"), gpu,
-                    tests=again))
+                    tests=again, exclusive=alone))
             loaded = any((r.first("module") or {}).get("status") == "ok"
                          for r in runs)
             reason = judge.classify(runs[-1])[0]
@@ -318,12 +326,12 @@ class Pipeline:
                      san_log, gpu, broken)
 
     def _driver(self, comp, result, gpu, plan="full", log_file=None,
-                tests=None, limit=None):
+                tests=None, limit=None, exclusive=False):
         at = self.clock()
         run = running.driver_run(self.cfg, comp.module, result, comp.seed,
                                  gpu, plan, log_file,
                                  ref_module=self.ref_module, tests=tests,
-                                 limit=limit)
+                                 limit=limit, exclusive=exclusive)
         run.at = at
         return run
 

@@ -94,6 +94,8 @@ class Run:
         self.ended = 0.0
         self.at = 0.0           # when it started, on the grading run's clock
         self.tests = None       # the tests it was asked for (--tests)
+        self.exclusive = False  # --exclusive (judge.rerun_alone's try)
+        self.superseded = False  # a later try alone replaced it
 
     def add(self, ev):
         self.events.append(ev)
@@ -307,19 +309,23 @@ _kill_group = compiler.kill_group
 
 
 def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None,
-               ref_module=None, tests=None, limit=None):
+               ref_module=None, tests=None, limit=None, exclusive=False):
     """Runs the driver's grade mode on one module: the full plan (timed
     unless --no-perf, against ref_module, the reference solution's
     module: --ref-module) or, under compute-sanitizer memcheck, the
     sanitize plan. tests: only these named tests (--tests a,b: a process
     started again after a crash; not timed, its points being lost
     already). limit: the process's limit, if not the per-submission one.
+    exclusive: --exclusive, every hold of the GPU lock alone (the second
+    try of judge.rerun_alone).
     Returns the Run (run.tests: the tests asked for, or None); its shown
     command leaves out the grader's own paths."""
     args = ["--grade", "--module", module, "--result", result,
             "--seed", str(seed), "--plan", plan,
             "--lock", cfg.locks[gpu],
             "--run-timeout", "%g" % cfg.run_timeout]
+    if exclusive:
+        args.append("--exclusive")
     if tests:
         args += ["--tests", ",".join(tests)]
     elif plan == "full" and cfg.perf:
@@ -347,8 +353,9 @@ def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None,
                "kns=scatterThreeWay", "--error-exitcode",
                str(SANITIZE_EXIT), "--print-limit", "10", "--log-file",
                log_file] + cmd
-    shown = "threeway --grade --seed %d --plan %s%s%s%s" % (
-        seed, plan, " --time" if "--time" in args else "",
+    shown = "threeway --grade --seed %d --plan %s%s%s%s%s" % (
+        seed, plan, " --exclusive" if exclusive else "",
+        " --time" if "--time" in args else "",
         " --ref-module (the reference's)" if "--ref-module" in args else "",
         " --tests " + ",".join(tests) if tests else "")
     if plan == "sanitize":
@@ -367,4 +374,5 @@ def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None,
     run = run_process(cmd, shown, result, env, run_limit,
                       limit or cfg.submission_timeout)
     run.tests = list(tests) if tests else None
+    run.exclusive = exclusive
     return run
