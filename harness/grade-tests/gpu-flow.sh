@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # harness/grade-tests/gpu-flow.sh [OUT]: on a GPU machine, grades the
 # corpus with named tests (run_tests.py --keep OUT: the whole tool's tests,
-# the corpus graded for real) and then checks the instructor's view of it:
+# the corpus graded for real; GPU_ONLY=1: the GPU stage alone) and then
+# checks the instructor's view of it:
 #   - every results.json holds 13 tests (compile, signature, the ten
 #     checks, performance);
 #   - the starter (writes nothing) scores 10;
@@ -25,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=$(realpath -m "${1:-/tmp/gpu-flow-out}")
 rm -rf "$out"
-python3 harness/grade-tests/run_tests.py --keep "$out" | tail -n 40
+python3 harness/grade-tests/run_tests.py --keep "$out" ${GPU_ONLY:+--gpu-only} | tail -n 40
 python3 - "$out" <<'PY'
 import csv, json, os, sys
 out = sys.argv[1]

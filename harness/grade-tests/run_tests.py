@@ -853,6 +853,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--keep", default=None, help="grade the corpus on the "
                    "GPU into this OUT folder and keep it")
+    p.add_argument("--gpu-only", action="store_true", help="the GPU "
+                   "stage alone (the corpus graded on the GPU), without "
+                   "the host tests make check runs")
     args = p.parse_args()
     cc, line = probe()
     print("run_tests: %s" % ("GPU: %s" % line if cc else "no GPU (%s): the "
@@ -861,6 +864,14 @@ def main():
     tmp = tempfile.mkdtemp(prefix="grade-tests-")
     os.environ["HX_LOCK_DIR"] = tmp     # the tests' GPU locks, not the node's
     try:
+        if args.gpu_only:
+            if not cc:
+                print("run_tests: --gpu-only needs a GPU")
+                return 1
+            test_gpu(tmp, args.keep and os.path.abspath(args.keep))
+            print("%d passed, %d failed (the GPU stage alone)" % (
+                RESULTS["passed"], RESULTS["failed"]))
+            return 1 if RESULTS["failed"] else 0
         test_process(tmp)
         test_names()
         test_classes(tmp)
