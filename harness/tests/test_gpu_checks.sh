@@ -6,8 +6,9 @@
 # Each case copies gpu-checks.sh into a scratch course tree whose probe,
 # lab binaries and `make` are test doubles: small scripts that print what
 # the real ones would and exit with the code the case gives them (the
-# exercise's `make status` interface: its last line the verdict; make's
-# exit 0 when it passes or is not yet attempted, 2 otherwise). Asserts
+# exercise's `make status` interface: its verdict line, then make's own
+# lines on a failure; make's exit 0 when it passes or is not yet
+# attempted, 2 otherwise). Asserts
 # the exit code and the lines each case must (and must not) print. Last line "N passed, M failed";
 # exit 1 when M > 0.
 set -u
@@ -45,11 +46,14 @@ for a in "\$@"; do goal=\$a; done
 case \$goal in
 status)
     # As the real one: the recipe's last line is its verdict, and make
-    # exits 2 whenever the recipe fails (1: fails, 3: no GPU).
+    # exits 2 whenever the recipe fails (1: fails, 3: no GPU), after its
+    # own lines (as under a parent make, seen on the H200).
     case $4 in
     0) echo "threeway.cu: not yet attempted (the untouched starter)"; exit 0 ;;
-    1) echo "  FAIL  n=257 mix=thirds [boundary] (fake report)"; echo "threeway.cu: fails"; exit 2 ;;
-    3) echo "threeway: no NVIDIA driver (fake)"; echo "threeway.cu: not checked: no usable GPU"; exit 2 ;;
+    1) echo "  FAIL  n=257 mix=thirds [boundary] (fake report)"; echo "threeway.cu: fails"
+       echo "make[1]: *** [Makefile:156: status] Error 1"; echo "make[1]: Leaving directory '/tmp/h/day33-exercise-threeway'"; exit 2 ;;
+    3) echo "threeway: no NVIDIA driver (fake)"; echo "threeway.cu: not checked: no usable GPU"
+       echo "make[1]: *** [Makefile:156: status] Error 3"; exit 2 ;;
     esac
     exit $4 ;;
 all) exit 0 ;;
