@@ -16,7 +16,10 @@ Nothing waits for a whole other stage. At once, side by side:
     the driver's full plan (timed against the reference's module,
     --ref-module, unless --no-perf); after a crash, once, the driver
     again for the tests the crash left unfinished (--tests; never after
-    a timeout: a staller costs one process's limit at most); then
+    a timeout: a staller costs one process's limit at most, except that
+    a driver stopped by the bound on a shared hold of the GPU lock, which
+    other drivers' kernels may have slowed, is run again whole and alone,
+    --exclusive, and judged on that try); then
     compute-sanitizer's small run whenever the module loaded. Every
     driver is under running.py's watchdogs: one that stalls is killed
     with its process group (its GPU lock goes with it) and is that
@@ -277,9 +280,12 @@ class Pipeline:
             self._give_gpu(gpu)
 
     def _run_on(self, k, s, comp, gpu):
-        """The plan's driver; once, after a crash, a driver for the tests
-        it left unfinished (judge.tests_to_rerun: never after a timeout or
-        an error of the machine); memcheck's run whenever the module
+        """The plan's driver; once, when the bound on a hold of the lock
+        it shared with other drivers stopped it (judge.rerun_alone), the
+        whole plan again alone (--exclusive), judged in its place; once,
+        after a crash, a driver for the tests it left unfinished
+        (judge.tests_to_rerun: never after a timeout or an error of the
+        machine); memcheck's run whenever the module
         loaded, but not after an error of the machine (the submission is
         graded again whole), and after a timeout only within what is left
         of the submission's limit."""
