@@ -12,9 +12,24 @@ OUT ?= grades
 DEST ?=
 
 .PHONY: all run check test help handout grade clean harness dev dev-check \
-        budgets $(DAYS)
+        budgets $(DAYS) $(SHARED)
 
 all: harness $(DAYS)
+
+# What several parts link is compiled once, in the folder of its sources,
+# and before any part that links it starts, so that two makes never build
+# one object at once: the harness's objects (harness/build/hx/, which
+# every part links) and the day-31 scan's
+# (day31-scan/build/shared/tile_scan.o, which day 33 and the exercise
+# link too). The two build side by side.
+SHARED := harness-objs scan-objs
+harness $(DAYS): $(SHARED)
+
+harness-objs:
+	$(MAKE) -C harness objs
+
+scan-objs:
+	$(MAKE) -C day31-scan objs
 
 harness:
 	$(MAKE) -C harness all

@@ -78,8 +78,8 @@ step check 0 300 ./day31-scan/scan --check
 [ -z "$brokenPid" ] || wait "$brokenPid"
 step broken-build 0 60 bash -c "cat $broken.log; nvcc -O3 \
     -std=c++17 -gencode arch=compute_90,code=sm_90 -o $broken $broken.o \
-    day31-scan/build/scan_check.o day31-scan/build/tile_scan.o \
-    day31-scan/build/your_turn.o day31-scan/build/hx/*.o"
+    day31-scan/build/scan_check.o day31-scan/build/shared/tile_scan.o \
+    day31-scan/build/your_turn.o harness/build/hx/*.o"
 step broken 1 60 "$broken" --check --n 1228803
 step yours-broken 1 120 bash -c "make -s ARCH=90 -C day31-scan \
     dev/scan-solved-broken && ./day31-scan/dev/scan-solved-broken --check \

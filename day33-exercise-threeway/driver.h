@@ -9,7 +9,8 @@
  *   events.cu   the result file (grade mode) and the console's report
  *   timing.cu   the student's timing table and grade mode's timing
  *   driver.cu   the command line and main's steps
- * CUDA C++ (nvcc); the plan (plan.c), the module (module.c) and the
+ * CUDA C++ (nvcc; all but kernels.cu host code alone, which the Makefile
+ * compiles as C++); the plan (plan.c), the module (module.c) and the
  * verdict (judge.c) are C. */
 #ifndef DRIVER_H
 #define DRIVER_H

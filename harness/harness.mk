@@ -1,7 +1,9 @@
 # harness/harness.mk: the build settings every day shares, and the rules
-# that compile the harness into the including day's own build folder (so
-# days build in parallel without sharing objects). Included by each day's
-# Makefile, by harness/Makefile and by the top Makefile.
+# that compile the harness, once, into its own build folder
+# (harness/build/hx/), which every day links. Included by each day's
+# Makefile, by harness/Makefile and by the top Makefile. Two makes must
+# not build those objects at once: the top Makefile builds them (make -C
+# harness objs) before it starts the days side by side.
 #
 # Override on the command line: NVCC, ARCH, CFLAGS, NVCCFLAGS, CC,
 # CUDA_HOME. Examples: make ARCH=75 (a T4 only), make ARCH="sm_86 90",
@@ -10,21 +12,27 @@
 # What a day's rules may use:
 #   HX_HDRS   prerequisites of every object a day compiles with nvcc: the
 #             harness headers and $(HX_NVCC_STAMP)
-#   HX_OBJS   the harness objects, built in $(BUILD)/hx/: the C modules
-#             with CC and CFLAGS, hx_gpu.cu (its one CUDA file) with nvcc
+#   HX_OBJS   the harness objects, built in $(HX_BUILD)/hx/: the C
+#             modules with CC and CFLAGS, hx_gpu.cu (its one CUDA file)
+#             with nvcc
+#   HX_BUILD  the harness's build folder, harness/$(BUILD)
+#   hx_build_of  $(call hx_build_of,DIR): the build folder of the part in
+#             DIR (DIR/$(BUILD); BUILD itself where it is absolute)
 #   NVCC_ALL  the nvcc flags: NVCCFLAGS, -std=c++17, the -gencode list for
-#             ARCH, -I to the harness
+#             ARCH, HX_CCCL (below), -I to the harness
 #   GENCODE   the -gencode list alone
 #   HX_ARCH   ARCH as plain numbers, each once, in order ("sm_86 90" gives
 #             "86 90"): what to hand a tool that takes a list of its own
 #
 # Settings stamps: $(BUILD)/nvcc.flags holds NVCC, ARCH and NVCCFLAGS as
 # built, $(BUILD)/cc.flags CC, CFLAGS and CUDA_HOME; each is rewritten only
-# when its text changes. Every object depends on its stamp (a day's nvcc
-# objects through $(HX_HDRS), the harness objects directly), so that
+# when its text changes, which is the same from every folder. Every object
+# depends on the stamp of its build folder (a day's nvcc objects through
+# $(HX_HDRS), the harness objects on $(HX_BUILD)'s directly), so that
 # changing a setting rebuilds every object it affects, and a binary never
 # mixes objects built with two settings. A rule that compiles with nvcc
-# must list $(HX_HDRS), or $(HX_NVCC_STAMP), among its prerequisites.
+# must list $(HX_HDRS), or $(HX_NVCC_STAMP), among its prerequisites (or,
+# for an object in another part's folder, that folder's nvcc.flags).
 
 HX_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 
@@ -79,9 +87,19 @@ HX_BUILT_FOR := built for $(foreach a,$(HX_ARCH),sm_$(a)) + PTX compute_$(HX_PTX
 # Warnings are errors for the harness, whatever CFLAGS says.
 HX_WARN   := -std=c11 -Wall -Wextra -pedantic -Werror
 HX_CFLAGS := $(CFLAGS) $(HX_WARN) -I$(CUDA_HOME)/include
-NVCC_ALL  := $(NVCCFLAGS) -std=c++17 $(GENCODE) -I$(HX_DIR) -Xcompiler -Wall
+# CCCL (CUB, Thrust, libcu++) without its support for types the course
+# never hands it: half, bfloat16, the FP8, FP6 and FP4 types, and 128-bit
+# integers and floats. Their headers are then not read, which takes seconds
+# off every file that includes CUB or <cuda/atomic>; each kernel's PTX and
+# machine code stays the same byte for byte (CUB's NVTX ranges stay too).
+HX_CCCL   := $(patsubst %,-DCCCL_DISABLE_%_SUPPORT,FP16 BF16 NVFP8 NVFP6 \
+               NVFP4 INT128 FLOAT128)
+NVCC_ALL  := $(NVCCFLAGS) -std=c++17 $(GENCODE) $(HX_CCCL) -I$(HX_DIR) \
+             -Xcompiler -Wall
 
 BUILD     ?= build
+hx_build_of = $(if $(filter /%,$(BUILD)),$(BUILD),$(patsubst ./%,%,$1/$(BUILD)))
+HX_BUILD  := $(call hx_build_of,$(HX_DIR))
 # The C modules (a .h and a .c each), the CUDA ones (a .h and a .cu), and
 # the headers with no module of their own.
 HX_MODS   := hx_cuda hx_args hx_input hx_ref hx_check hx_guard hx_time hx_lock \
@@ -92,10 +110,11 @@ HX_CC_STAMP   := $(BUILD)/cc.flags
 HX_HEADERS := $(foreach m,$(HX_MODS) $(HX_CU_MODS),$(HX_DIR)/$(m).h) \
               $(HX_DIR)/hx_mix.h $(HX_DIR)/hx_check_parts.h
 HX_HDRS   := $(HX_HEADERS) $(HX_NVCC_STAMP)
-HX_OBJS   := $(foreach m,$(HX_MODS) $(HX_CU_MODS),$(BUILD)/hx/$(m).o)
+HX_OBJS   := $(foreach m,$(HX_MODS) $(HX_CU_MODS),$(HX_BUILD)/hx/$(m).o)
 
-# The settings each stamp records: what changes the objects built from it.
-HX_NVCC_SETTINGS := $(HX_NVCC_PATH) $(NVCC_ALL)
+# The settings each stamp records: what changes the objects built from it
+# (not the path to the harness, which differs from folder to folder).
+HX_NVCC_SETTINGS := $(HX_NVCC_PATH) $(filter-out -I$(HX_DIR),$(NVCC_ALL))
 HX_CC_SETTINGS   := $(CC) $(HX_CFLAGS)
 hx_quote = '$(subst ','\'',$1)'
 
@@ -117,27 +136,28 @@ hx_quote = '$(subst ','\'',$1)'
 # gets all of it. An explicit rule, between two lines that keep the
 # including Makefile's default goal its own.
 hx_default_goal := $(.DEFAULT_GOAL)
-$(BUILD)/hx/hx_check.o: $(BUILD)/hx/parts/hx_check.o \
-                        $(BUILD)/hx/parts/hx_check_print.o
+$(HX_BUILD)/hx/hx_check.o: $(HX_BUILD)/hx/parts/hx_check.o \
+                           $(HX_BUILD)/hx/parts/hx_check_print.o
 	$(LD) -r -o $@ $^
 .DEFAULT_GOAL := $(hx_default_goal)
 
-$(BUILD)/hx/parts/%.o: $(HX_DIR)/%.c $(HX_HEADERS) $(HX_CC_STAMP)
+$(HX_BUILD)/hx/parts/%.o: $(HX_DIR)/%.c $(HX_HEADERS) $(HX_BUILD)/cc.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(HX_CFLAGS) -c $< -o $@
 
-$(BUILD)/hx/%.o: $(HX_DIR)/%.c $(HX_HEADERS) $(HX_CC_STAMP)
+$(HX_BUILD)/hx/%.o: $(HX_DIR)/%.c $(HX_HEADERS) $(HX_BUILD)/cc.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(HX_CFLAGS) -c $< -o $@
 
-$(BUILD)/hx/%.o: $(HX_DIR)/%.cu $(HX_HEADERS) $(HX_NVCC_STAMP)
+$(HX_BUILD)/hx/%.o: $(HX_DIR)/%.cu $(HX_HEADERS) $(HX_BUILD)/nvcc.flags
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ALL) -c $< -o $@
 
 .PHONY: .hx_force
 .hx_force:
 # Made by pattern rules, so intermediate to make: never to be deleted.
-.SECONDARY: $(HX_NVCC_STAMP) $(HX_CC_STAMP)
+.SECONDARY: $(HX_NVCC_STAMP) $(HX_CC_STAMP) $(HX_BUILD)/nvcc.flags \
+            $(HX_BUILD)/cc.flags
 
 ifeq ($(MAKELEVEL),0)
 ifneq ($(HX_CHECK_SETTINGS),)

@@ -55,7 +55,7 @@ step variants 0 300 "$variants" --n 2^28
 step broken-build 0 300 nvcc -O3 -std=c++17 \
     -gencode arch=compute_90,code=sm_90 -I../harness -DLOOKBACK_BROKEN \
     -o "$broken" solution/dev/split3_variants.cu build/onepass/threeway.o \
-    build/onepass/tile_scan.o build/hx/*.o
+    ../day31-scan/build/shared/tile_scan.o ../harness/build/hx/*.o
 step broken 1 120 "$broken" --check --n 1228803
 step memcheck 0 300 $san --tool memcheck ./threeway-onepass --check --n 530001
 step synccheck 0 300 $san --tool synccheck ./threeway-onepass --check --n 530001

@@ -3,8 +3,8 @@
 # its configurations that lost (solution/dev/). Maintainers only: the
 # student copy has no solution/ folder, so the exercise Makefile includes
 # this fragment with `-include solution/onepass.mk` and nothing else
-# depends on it. Uses the settings of ../harness/harness.mk, which that
-# Makefile includes first.
+# depends on it. Uses the settings of ../harness/harness.mk and SCAN_OBJ
+# of ../day31-scan/tile_scan.mk, which that Makefile includes first.
 #   make threeway-onepass  build ./threeway-onepass
 #   make onepass           build it and run its self-check
 #   make dev               also build build/onepass/split3-variants (the
@@ -39,13 +39,9 @@ $(ONEPASS_DIR)/threeway.o: solution/threeway.cu $(HX_NVCC_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ALL) -c $< -o $@
 
-$(ONEPASS_DIR)/tile_scan.o: $(SCAN_DIR)/tile_scan.cu $(SCAN_DIR)/tile_scan.h \
-                            $(HX_HDRS)
-	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCC_ALL) -c $< -o $@
-
-ONEPASS_LINKED := $(ONEPASS_DIR)/threeway.o $(ONEPASS_DIR)/tile_scan.o \
-                  $(HX_OBJS)
+# The day-31 scan's object, as the driver links it (SCAN_OBJ, from
+# ../day31-scan/tile_scan.mk).
+ONEPASS_LINKED := $(ONEPASS_DIR)/threeway.o $(SCAN_OBJ) $(HX_OBJS)
 
 $(ONEPASS): $(ONEPASS_DIR)/onepass.o $(ONEPASS_LINKED)
 	$(NVCC) $(NVCC_ALL) -o $@ $^
