@@ -1,7 +1,8 @@
 /* lab.cu: day 33's buffers, inputs, references, own checks, library rows
  * and the loops of the self-check and the sweep (lab.h says what each
- * promises). Host code, and CUB's kernels, which compile in this
- * translation unit beside compaction.cu's.
+ * promises). Host code, and CUB's kernels, which compile in compaction.cu's
+ * translation unit (the Makefile includes this file there, as it does in
+ * dev/compaction_variants.cu's).
  */
 #include <stdlib.h>
 #include <string.h>

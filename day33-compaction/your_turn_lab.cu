@@ -1,6 +1,7 @@
 /* your_turn_lab.cu: day 33's "your turn" slots (your_turn.cu) in the lab:
  * the probes that tell an untouched slot from a filled one, and the rows
- * of the filled ones with their checks (lab.h, labYourRows).
+ * of the filled ones with their checks (lab.h, labYourRows). Compiled in
+ * compaction.cu's translation unit (the Makefile includes it there).
  */
 #include <stdio.h>
 
