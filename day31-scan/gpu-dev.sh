@@ -53,7 +53,8 @@ broken=day31-scan/build/broken/scan
 brokenPid=
 if step_wanted broken-build || step_wanted broken; then
     nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Iharness \
-        -DLOOKBACK_BROKEN -c day31-scan/scan.cu -o "$broken.o" \
+        -DLOOKBACK_BROKEN -include day31-scan/scan_check.cu \
+        -c day31-scan/scan.cu -o "$broken.o" \
         >"$broken.log" 2>&1 &
     brokenPid=$!
 fi
@@ -78,7 +79,7 @@ step check 0 300 ./day31-scan/scan --check
 [ -z "$brokenPid" ] || wait "$brokenPid"
 step broken-build 0 60 bash -c "cat $broken.log; nvcc -O3 \
     -std=c++17 -gencode arch=compute_90,code=sm_90 -o $broken $broken.o \
-    day31-scan/build/scan_check.o day31-scan/build/shared/tile_scan.o \
+    day31-scan/build/shared/tile_scan.o \
     day31-scan/build/your_turn.o harness/build/hx/*.o"
 step broken 1 60 "$broken" --check --n 1228803
 step yours-broken 1 120 bash -c "make -s ARCH=90 -C day31-scan \

@@ -1,4 +1,5 @@
-/* scan_check.cu: scan --check, the self-check of day 31's lab (scan.cu).
+/* scan_check.cu: scan --check, the self-check of day 31's lab (scan.cu),
+ * compiled in scan.cu's translation unit (the Makefile includes it there).
  *
  * Every row of scan.cu, and the ways a caller or the GPU can make it
  * harder (small grids, in place, a misaligned input, a stalled look-back),
