@@ -51,10 +51,11 @@ step check 0 600 ./threeway-onepass --check
 step table 0 120 ./threeway-onepass
 step dev-check 0 600 "$variants" --check
 step variants 0 300 "$variants" --n 2^28
-# From the objects the build step made.
+# With the objects the build step made.
 step broken-build 0 300 nvcc -O3 -std=c++17 \
     -gencode arch=compute_90,code=sm_90 -I../harness -DLOOKBACK_BROKEN \
-    -o "$broken" solution/dev/split3_variants.cu build/onepass/threeway.o \
+    -include solution/threeway.cu -o "$broken" \
+    solution/dev/split3_variants.cu \
     ../day31-scan/build/shared/tile_scan.o ../harness/build/hx/*.o
 step broken 1 120 "$broken" --check --n 1228803
 step memcheck 0 300 $san --tool memcheck ./threeway-onepass --check --n 530001

@@ -23,25 +23,26 @@ SCAN_DIR    ?= ../day31-scan
 ONEPASS_DEPS := solution/onepass.cu solution/singlepass_split3.cuh \
                 $(SCAN_DIR)/ranges.cuh $(SCAN_DIR)/tile.cuh \
                 $(SCAN_DIR)/tile_scan.h $(HX_HDRS)
+# The reference solution's scatterThreeWay (solution/threeway.cu), the
+# two-scan row's last step, is compiled inside each program's translation
+# unit through nvcc's -include: the headers are compiled once, not twice,
+# and the kernels are the same, PTX for PTX.
+WITH_SOLUTION := -include solution/threeway.cu
 
-$(ONEPASS_DIR)/onepass.o: $(ONEPASS_DEPS)
+$(ONEPASS_DIR)/onepass.o: $(ONEPASS_DEPS) solution/threeway.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCC_ALL) -c $< -o $@
+	$(NVCC) $(NVCC_ALL) $(WITH_SOLUTION) -c $< -o $@
 
 $(ONEPASS_DIR)/split3_variants.o: solution/dev/split3_variants.cu \
-                                  $(ONEPASS_DEPS) $(SCAN_DIR)/lookback.cuh \
+                                  $(ONEPASS_DEPS) solution/threeway.cu \
+                                  $(SCAN_DIR)/lookback.cuh \
                                   $(SCAN_DIR)/dev/lookback_variants.cuh
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCC_ALL) -c $< -o $@
-
-# The reference solution's scatterThreeWay, the two-scan row's last step.
-$(ONEPASS_DIR)/threeway.o: solution/threeway.cu $(HX_NVCC_STAMP)
-	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCC_ALL) -c $< -o $@
+	$(NVCC) $(NVCC_ALL) $(WITH_SOLUTION) -c $< -o $@
 
 # The day-31 scan's object, as the driver links it (SCAN_OBJ, from
 # ../day31-scan/tile_scan.mk).
-ONEPASS_LINKED := $(ONEPASS_DIR)/threeway.o $(SCAN_OBJ) $(HX_OBJS)
+ONEPASS_LINKED := $(SCAN_OBJ) $(HX_OBJS)
 
 $(ONEPASS): $(ONEPASS_DIR)/onepass.o $(ONEPASS_LINKED)
 	$(NVCC) $(NVCC_ALL) -o $@ $^
