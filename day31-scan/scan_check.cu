@@ -85,7 +85,7 @@ static const Scan checked[] = {
     {"singlePassScan inclusive, stalled look-back", PASS, NULL,
      INCL | STALL},
 };
-#define CHECKED (sizeof checked / sizeof checked[0])
+static const size_t CHECKED = sizeof checked / sizeof checked[0];
 
 /* ---- Your turn (your_turn.cu) ----------------------------------------- */
 
@@ -104,7 +104,7 @@ static const Scan yours[] = {
 /* One launch of yourTileScan<<<1, SCAN_TILE / 4>>> on PROBE ones (two
  * tiles, the second partial), tileSums poisoned; got[] and sums[2] are
  * what it left. */
-#define PROBE (SCAN_TILE + 1)
+static const int PROBE = SCAN_TILE + 1;
 static void probeOnce(int inclusive, int *got, int *sums)
 {
     int *dData, *dSums;

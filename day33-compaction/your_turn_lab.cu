@@ -10,7 +10,7 @@
 
 /* ---- The probes: one block of LAB_BLOCK threads on PROBE values ---------- */
 
-#define PROBE ((int)LAB_BLOCK + 1)   /* two grid-stride rounds */
+static const int PROBE = (int)LAB_BLOCK + 1;   /* two grid-stride rounds */
 
 /* Values PROBE / 2 below 0 to above it: negatives, zero, multiples of 3. */
 static void probeValues(int *v)

@@ -89,13 +89,19 @@ HX_WARN   := -std=c11 -Wall -Wextra -pedantic -Werror
 HX_CFLAGS := $(CFLAGS) $(HX_WARN) -I$(CUDA_HOME)/include
 # CCCL (CUB, Thrust, libcu++) without its support for types the course
 # never hands it: half, bfloat16, the FP8, FP6 and FP4 types, and 128-bit
-# integers and floats. Their headers are then not read, which takes seconds
-# off every file that includes CUB or <cuda/atomic>; each kernel's PTX and
-# machine code stays the same byte for byte (CUB's NVTX ranges stay too).
+# integers and floats, and without CUB's NVTX ranges (host-side names for
+# a profiler's timeline; Nsight still names every CUB kernel). Their
+# headers are then not read, which takes seconds off every file that
+# includes CUB or <cuda/atomic>; each kernel's PTX and machine code stays
+# the same byte for byte.
 HX_CCCL   := $(patsubst %,-DCCCL_DISABLE_%_SUPPORT,FP16 BF16 NVFP8 NVFP6 \
-               NVFP4 INT128 FLOAT128)
-NVCC_ALL  := $(NVCCFLAGS) -std=c++17 $(GENCODE) $(HX_CCCL) -I$(HX_DIR) \
-             -Xcompiler -Wall
+               NVFP4 INT128 FLOAT128) -DCCCL_DISABLE_NVTX
+# --threads 0: nvcc compiles a file's architectures side by side, as many
+# at once as the machine has cores (the last of a -j build's files then
+# uses every core, not one); the machine code is the same.
+HX_NVCC_THREADS := $(if $(filter --threads% -t%,$(NVCCFLAGS)),,--threads 0)
+NVCC_ALL  := $(HX_NVCC_THREADS) $(NVCCFLAGS) -std=c++17 $(GENCODE) \
+             $(HX_CCCL) -I$(HX_DIR) -Xcompiler -Wall
 
 BUILD     ?= build
 hx_build_of = $(if $(filter /%,$(BUILD)),$(BUILD),$(patsubst ./%,%,$1/$(BUILD)))
