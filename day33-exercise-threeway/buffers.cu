@@ -163,46 +163,14 @@ void scansFor(Buffers *b, const Plan *p)
 /* ------------------------------------------------------------------ */
 /* One group: its input, its reference, its digests.                   */
 
-
-/* The host's sums of a group, by SUM_THREADS threads over ranges of
- * slots (planRanges): the sums are linear, the ranges' sums add mod p. */
-#define SUM_THREADS 8
-#define SUM_ALONE ((size_t)1 << 20)   /* below: one thread */
-
-typedef struct {
-    const int *in, *ref;
-    uint64_t key;
-    uint64_t sum[SUM_THREADS][NREF];
-} SumJob;
-
-static void sumPart(void *ctx, size_t lo, size_t hi, int part)
-{
-    SumJob *j = (SumJob *)ctx;
-    digestHostSums(j->in, j->ref, lo, hi, j->key, j->sum[part]);
-}
-
-static void hostSums(const int *in, const int *ref, size_t n, uint64_t key,
-                     uint64_t sum[NREF])
-{
-    SumJob j;
-    memset(&j, 0, sizeof j);   /* parts not run add nothing */
-    j.in = in;
-    j.ref = ref;
-    j.key = key;
-    planRanges(n, SUM_ALONE, SUM_THREADS, sumPart, &j);
-    for (int s = 0; s < NREF; ++s) {
-        sum[s] = 0;
-        for (int k = 0; k < SUM_THREADS; ++k)
-            sum[s] = digestAdd(sum[s], j.sum[k][s]);
-    }
-}
-
-/* The host's half: the input, its reference split (b->hRef, by the
- * harness's host reference), its boundaries, a fresh key and the sums
- * the checks compare with under it (Group.sum). Neither the reference nor
- * anything that places an element is ever made or uploaded on the device:
- * the device only digests what the student's kernel wrote and the inputs
- * it received (kernels.cu). */
+/* The host's half: the input, its boundaries, a fresh key and the sums
+ * the checks compare with under it (Group.sum, made from the input alone
+ * by digestHostGroup; with the timing's masks' sums for the timing's
+ * input, of b->maskedN thirds). The reference split itself is made only
+ * where an output is compared on the host (groupReference). Neither the
+ * reference nor anything that places an element is ever made or
+ * uploaded on the device: the device only digests what the student's
+ * kernel wrote and the inputs it received (kernels.cu). */
 void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
                uint64_t seed)
 {
@@ -212,18 +180,18 @@ void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
     g->test = t;
     planFill(b->hIn, n, mix, planInputSeed(seed, n, mix));
     size_t a, ab;
-    hx_split3(b->hIn, b->hRef, n, &a, &ab);
+    g->key = randomWord();
+    g->masked = n == b->maskedN && mix == MIX_THIRDS;
+    digestHostGroup(b->hIn, n, g->key, g->masked, &a, &ab, g->sum);
     g->a = a;
     g->ab = ab;
-    g->key = randomWord();
-    hostSums(b->hIn, b->hRef, n, g->key, g->sum);
     g->valid = 1;
 }
 
 /* The reference split of the group whose input b->hIn holds, into
- * b->hRef: where an output is compared on the host (a run that failed,
- * the student's timing), made again since a later group may have taken
- * b->hRef. */
+ * b->hRef, by the harness's host reference: where an output is compared
+ * on the host (a run that failed, the student's timing). Its boundaries
+ * must be the ones groupHost counted. */
 void groupReference(Buffers *b, const Group *g)
 {
     size_t a, ab;

@@ -494,6 +494,7 @@ static int openDevice(Session *s)
     }
     const double t0 = hx_now_seconds();
     buffersAlloc(&s->b, &s->dev, s->plan.maxN, timing);
+    s->b.maskedN = s->timeN;
     scansFor(&s->b, &s->plan);
     profAdd(PROF_ALLOC, t0);
     return HX_EXIT_OK;
@@ -523,7 +524,7 @@ static void runChecks(Session *s)
     runPlan(&s->c, &s->b, &s->plan, s->o.seed, &s->g, &s->t);
     s->checked = hx_now_seconds();
     if (timingWanted(s) && s->t.passed == s->t.runs &&
-        !(s->g.valid && s->g.n == s->timeN && s->g.mix == MIX_THIRDS))
+        !(s->g.valid && s->g.masked))
         groupHost(&s->b, &s->g, s->timeN, MIX_THIRDS, TEST_LARGE, s->o.seed);
 }
 

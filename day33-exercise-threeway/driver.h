@@ -68,10 +68,15 @@ enum { SUM_REF, SUM_IN_POS, SUM_IN_NEG, SUM_REF_POS, SUM_REF_NEG, NREF };
 uint64_t digestPad(uint64_t key, uint64_t check, int buffer);
 uint64_t digestMulMod(uint64_t a, uint64_t b);
 uint64_t digestAdd(uint64_t a, uint64_t b);
-/* The unpadded sums (SUM_REF..) over slots lo..hi-1 of an input in and
- * its reference split ref, under key. */
-void digestHostSums(const int *in, const int *ref, size_t lo, size_t hi,
-                    uint64_t key, uint64_t sum[NREF]);
+/* The unpadded sums (SUM_REF..) of the input in[0..n) and its
+ * reference split, under key, made from the input alone (the reference
+ * is never written), and the split's boundaries *a (negatives) and *ab
+ * (negatives and zeros). masks 0: SUM_REF alone, the rest 0, as every
+ * group but the timing's needs. Up to 8 threads. */
+void digestHostGroup(const int *in, size_t n, uint64_t key, int masks,
+                     size_t *a, size_t *ab, uint64_t sum[NREF]);
+/* w(K, i), the weight of slot i under key K (tests). */
+uint64_t digestWeight(uint64_t key, size_t i);
 
 /* What the guard scan found about one buffer. Indices are into each
  * guard region. */
@@ -144,6 +149,8 @@ typedef struct {
     uint64_t key;          /* drawn for the group, never on the device
                               while the student's kernel can run */
     uint64_t sum[NREF];    /* the host's sums under key (SUM_REF..) */
+    int masked;            /* sum holds the timing's masks' sums too (the
+                              input of Buffers.maskedN thirds) */
 } Group;
 
 /* The digests of the inputs, as the driver left them before the group's
@@ -177,6 +184,8 @@ typedef struct {
     int *hIn, *hRef, *hGot;         /* host, cap ints each */
     int *hChunk;
     Group uploaded;
+    size_t maskedN;       /* the timing's size: groupHost sums its masks
+                             for this size of thirds alone */
     ScanPlan *scans;
     int nScans, capScans;
 } Buffers;

@@ -250,6 +250,8 @@ const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
     enqueueCheck(b, g, baseSlot, 1);
     HX_CHECK(cudaStreamSynchronize(0));
     unlockGpu();
+    if (!g->masked)
+        driverFailedAt("the timing's input has no masks' sums");
     const uint64_t inPos = g->sum[SUM_IN_POS], inNeg = g->sum[SUM_IN_NEG],
                    refPos = g->sum[SUM_REF_POS], refNeg = g->sum[SUM_REF_NEG];
     lockTiming(limit);

@@ -81,21 +81,30 @@ size_t hx_partition(const int *in, int *out, size_t n, hx_pred pred)
 
 void hx_split3(const int *in, int *out, size_t n, size_t *b1, size_t *b2)
 {
-    size_t i, neg = 0, zero = 0, slot[3];
+    size_t i, neg = 0, zero = 0, sn, sz, sp;
     for (i = 0; i < n; ++i) {
         neg += in[i] < 0;
         zero += in[i] == 0;
     }
-    /* The next slot of each group: negatives, zeros, positives. Indexed
-     * by the value's kind rather than branched on, since the kinds of a
-     * mixed input are unpredictable. */
-    slot[0] = 0;
-    slot[1] = neg;
-    slot[2] = neg + zero;
+    /* The next slot of each group: negatives, zeros, positives. The kinds
+     * of a mixed input are unpredictable, so the slot is picked with masks
+     * rather than a branch (a mispredicted branch an element costs more
+     * than the rest of the loop), and the three are kept in variables
+     * rather than an array indexed by the kind (whose loads would wait on
+     * the previous element's store). */
+    sn = 0;
+    sz = neg;
+    sp = neg + zero;
     for (i = 0; i < n; ++i) {
         const int v = in[i];
-        const int kind = (v >= 0) + (v > 0);
-        out[slot[kind]++] = v;
+        const size_t isZero = (size_t)0 - (v == 0), isPos = (size_t)0 - (v > 0);
+        size_t slot = sn;
+        slot = (slot & ~isZero) | (sz & isZero);
+        slot = (slot & ~isPos) | (sp & isPos);
+        out[slot] = v;
+        sn += v < 0;
+        sz += v == 0;
+        sp += v > 0;
     }
     if (b1)
         *b1 = neg;

@@ -18,6 +18,7 @@ ONEPASS_SAVED_GOAL := $(.DEFAULT_GOAL)
 ONEPASS     := threeway-onepass
 ONEPASS_DIR := $(BUILD)/onepass
 SPLIT3_VARIANTS := $(ONEPASS_DIR)/split3-variants
+HOST_COST   := $(ONEPASS_DIR)/host-cost
 SCAN_DIR    ?= ../day31-scan
 # What onepass.cu (and so split3_variants.cu, which includes it) reads.
 ONEPASS_DEPS := solution/onepass.cu solution/singlepass_split3.cuh \
@@ -58,7 +59,18 @@ onepass: $(ONEPASS)
 dev: onepass-dev
 dev-check: onepass-dev-check
 
-onepass-dev: $(ONEPASS) $(SPLIT3_VARIANTS)
+onepass-dev: $(ONEPASS) $(SPLIT3_VARIANTS) $(HOST_COST)
+
+# The grading driver's host work over its plan (solution/dev/host_cost.cu;
+# no GPU needed): its plan, kernels.cu's host sums, the harness.
+$(ONEPASS_DIR)/host_cost.o: solution/dev/host_cost.cu driver.h plan.h \
+                            $(HX_HDRS)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_ALL) -I. -I$(SCAN_DIR) -c $< -o $@
+
+$(HOST_COST): $(ONEPASS_DIR)/host_cost.o $(BUILD)/plan.o $(BUILD)/kernels.o \
+              $(SCAN_OBJ) $(HX_OBJS)
+	$(NVCC) $(NVCC_ALL) -o $@ $^
 
 onepass-dev-check: onepass-dev
 	@bash ../harness/dev-check.sh day33-exercise-threeway \
