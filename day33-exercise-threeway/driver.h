@@ -151,6 +151,8 @@ typedef struct {
     uint64_t sum[NREF];    /* the host's sums under key (SUM_REF..) */
     int masked;            /* sum holds the timing's masks' sums too (the
                               input of Buffers.maskedN thirds) */
+    int refMade;           /* groupFetched's: Buffers.hRef holds its
+                              reference split; no key, no sums */
 } Group;
 
 /* The digests of the inputs, as the driver left them before the group's
@@ -247,6 +249,8 @@ void watchdogStart(void);
 double launchLimit(const Ctx *c, size_t n);
 void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
                uint64_t seed);
+void groupFetched(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
+                  uint64_t seed);
 void groupReference(Buffers *b, const Group *g);
 void groupEnqueue(Buffers *b, const Group *g, const int *src, int slot);
 void groupDevice(Buffers *b, const Group *g);

@@ -635,7 +635,7 @@ static void batchOutcome(const Ctx *c, Buffers *b, const Plan *p,
         const double t0 = hx_now_seconds();
         char where[160];
         planDescribe(where, sizeof where, r);
-        groupHost(b, g, r->n, r->mix, r->test, seed);
+        groupFetched(b, g, r->n, r->mix, r->test, seed);
         g_ev.run = k;
         g_run = r;
         runFetched(c, b, g, r, where, o);
