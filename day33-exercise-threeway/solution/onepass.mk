@@ -9,6 +9,8 @@
 #   make onepass           build it and run its self-check
 #   make dev               also build build/onepass/split3-variants (the
 #                          configurations that lost, the look-back scheme)
+#                          and build/onepass/host-cost (the grading
+#                          driver's host work over its plan; no GPU)
 #   make dev-check         build it and run its --check, a step of
 #                          ../harness/dev-check.sh (without a GPU: a line
 #                          saying it was skipped, exit 0)
@@ -34,12 +36,14 @@ $(ONEPASS_DIR)/onepass.o: $(ONEPASS_DEPS) solution/threeway.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ALL) $(WITH_SOLUTION) -c $< -o $@
 
+# -lineinfo, as every day's dev/ objects: under compute-sanitizer a hazard
+# names its source line; the machine code stays as it is.
 $(ONEPASS_DIR)/split3_variants.o: solution/dev/split3_variants.cu \
                                   $(ONEPASS_DEPS) solution/threeway.cu \
                                   $(SCAN_DIR)/lookback.cuh \
                                   $(SCAN_DIR)/dev/lookback_variants.cuh
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCC_ALL) $(WITH_SOLUTION) -c $< -o $@
+	$(NVCC) $(NVCC_ALL) -lineinfo $(WITH_SOLUTION) -c $< -o $@
 
 # The day-31 scan's object, as the driver links it (SCAN_OBJ, from
 # ../day31-scan/tile_scan.mk).
