@@ -41,7 +41,8 @@ $(ONEPASS_DIR)/onepass.o: $(ONEPASS_DEPS) solution/threeway.cu
 $(ONEPASS_DIR)/split3_variants.o: solution/dev/split3_variants.cu \
                                   $(ONEPASS_DEPS) solution/threeway.cu \
                                   $(SCAN_DIR)/lookback.cuh \
-                                  $(SCAN_DIR)/dev/lookback_variants.cuh
+                                  $(SCAN_DIR)/dev/lookback_variants.cuh \
+                                  solution/onepass.mk
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ALL) -lineinfo $(WITH_SOLUTION) -c $< -o $@
 
