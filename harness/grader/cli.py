@@ -97,7 +97,8 @@ def parser():
       "at random and recorded in OUT/shard.json); each submission's plan "
       "comes from it and a hash of its file")
     a("--arch", default=None, help='compute capabilities, e.g. "90" or '
-      '"75 80 90" (default: the GPUs\'; with --build-only and no GPU, '
+      '"75 80 90"; compute_75 adds its PTX, run by a newer GPU as a 7.5 '
+      '(default: the GPUs\'; with --build-only and no GPU, '
       '"%s")' % machine.DEFAULT_ARCH)
     a("--nvcc", default=None, help="nvcc (default: on PATH, else "
       "/usr/local/cuda/bin/nvcc)")

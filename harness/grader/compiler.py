@@ -124,21 +124,38 @@ def parse_arch(arch):
     return out
 
 
-def arch_flags(archs):
-    """-cubin for one architecture; -fatbin with one -gencode each, plus
-    PTX for the last (so later GPUs can compile it when loading)."""
-    if len(archs) == 1:
+def ptx_of(arch):
+    """The compute capabilities ARCH writes in the PTX form, compute_86:
+    the module carries their PTX too, which a newer GPU compiles when it
+    loads the module (with __CUDA_ARCH__ that capability's), as the labs'
+    builds carry PTX (harness.mk). A list of numbers (parse_arch's
+    reading) has none."""
+    words = arch.replace(",", " ").split() if isinstance(arch, str) \
+        else [str(a) for a in arch]
+    return [n for n in parse_arch(words) if "compute_" + n in words]
+
+
+def arch_flags(archs, ptx=()):
+    """-cubin for one architecture (and no PTX form); else -fatbin with one
+    -gencode each, plus PTX for the last (so later GPUs can compile it
+    when loading) and for each of ptx."""
+    if len(archs) == 1 and not ptx:
         return ["-cubin", "-arch=sm_%s" % archs[0]]
     flags = ["-fatbin"]
     for a in archs:
         flags += ["-gencode", "arch=compute_%s,code=sm_%s" % (a, a)]
-    return flags + ["-gencode", "arch=compute_%s,code=compute_%s"
-                    % (archs[-1], archs[-1])]
+    for a in archs:
+        if a == archs[-1] or a in ptx:
+            flags += ["-gencode", "arch=compute_%s,code=compute_%s" % (a, a)]
+    return flags
 
 
-def describe_arch(archs):
+def describe_arch(archs, ptx=()):
     text = " ".join("sm_%s" % a for a in archs)
-    return text if len(archs) == 1 else text + " + PTX compute_%s" % archs[-1]
+    if len(archs) == 1 and not ptx:
+        return text
+    return text + " + PTX " + " ".join(
+        "compute_%s" % a for a in archs if a == archs[-1] or a in ptx)
 
 
 # ---- the limited process ------------------------------------------------
@@ -531,10 +548,11 @@ def find_nvcc(nvcc="nvcc"):
 
 def module_ext(arch):
     """The module's kind for ARCH (parse_arch's forms): "cubin" for one
-    architecture, "fatbin" for several. The one rule in Python; the
-    exercise's Makefile states the same rule in make, on ARCH as
-    harness.mk normalises it (HX_ARCH: parse_arch's reading)."""
-    return "cubin" if len(parse_arch(arch)) == 1 else "fatbin"
+    architecture not written compute_NN, "fatbin" for several or for a
+    PTX form. The one rule in Python; the exercise's Makefile states the
+    same rule in make (MOD_EXT)."""
+    return "cubin" if len(parse_arch(arch)) == 1 and not ptx_of(arch) \
+        else "fatbin"
 
 
 def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
@@ -542,7 +560,8 @@ def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
                        nice=0):
     """Compiles src (a threeway.cu) to the device module out_module for
     arch (see parse_arch): a cubin for one architecture, a fatbin for
-    several. Returns a Compiled; never runs anything built from src.
+    several or where a word is written compute_NN (with that PTX; see
+    ptx_of). Returns a Compiled; never runs anything built from src.
     scratch: the folder in which the fresh compile folders are made
     (default: the system's temporary folder). time_limit (seconds) covers
     the whole compile; mem_limit (bytes) is the address space of each
@@ -563,8 +582,9 @@ def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
         remove_folder(src_dir)
         raise
     try:
-        result = _compile(src, out_module, archs, nvcc_path, src_dir, work,
-                          t0, time_limit, mem_limit, out_cap, nice)
+        result = _compile(src, out_module, archs, ptx_of(arch), nvcc_path,
+                          src_dir, work, t0, time_limit, mem_limit, out_cap,
+                          nice)
     finally:
         remove_folder(src_dir)
         remove_folder(work)
@@ -572,19 +592,19 @@ def compile_submission(src, out_module, arch, nvcc="nvcc", scratch=None,
     return result
 
 
-def _compile(src, out_module, archs, nvcc_path, src_dir, work, t0,
+def _compile(src, out_module, archs, ptx, nvcc_path, src_dir, work, t0,
              time_limit, mem_limit, out_cap, nice):
     copy = os.path.join(src_dir, NAME)
     refused = _copy_source(src, copy)
     if refused:
         return refused
     env = _nvcc_env(work)
-    flags = arch_flags(archs) + FLAGS
+    flags = arch_flags(archs, ptx) + FLAGS
     left = lambda: time_limit - (time.monotonic() - t0)  # noqa: E731
 
     # 1. The module, device code only, with the preprocessor's include
     # trace. What it read is judged first, whatever else happened.
-    ext = module_ext(archs)
+    ext = "fatbin" if flags[0] == "-fatbin" else "cubin"
     built = os.path.join(work, "module." + ext)
     log = os.path.join(work, "compile.log")
     ran = _run_limited([nvcc_path] + flags + ["-Xcompiler", "-H", NAME,
@@ -679,7 +699,9 @@ def main(argv):
                    help="the module to write (.cubin or .fatbin)")
     p.add_argument("--arch", default=DEFAULT_ARCH,
                    help='compute capabilities: "75 80 90" (a fatbin), 90 or '
-                   'sm_90 (a cubin); default "%(default)s"')
+                   'sm_90 (a cubin), compute_75 (a fatbin with PTX, which '
+                   'a newer GPU compiles when loading); default '
+                   '"%(default)s"')
     p.add_argument("--nvcc", default="nvcc", help="the nvcc to use")
     p.add_argument("--time-limit", type=float, metavar="SEC",
                    help="seconds the whole compile may take (default: 60 "
@@ -693,7 +715,7 @@ def main(argv):
         limit = a.time_limit if a.time_limit else 60.0 * len(archs)
         if limit <= 0:
             raise ValueError("--time-limit wants seconds above 0")
-        c = compile_submission(a.src, a.out, archs, nvcc=a.nvcc,
+        c = compile_submission(a.src, a.out, a.arch, nvcc=a.nvcc,
                                time_limit=limit)
     except (ValueError, CompilerUnavailable) as e:
         print("compiler.py: %s" % e, file=sys.stderr)
@@ -702,7 +724,8 @@ def main(argv):
         if c.warnings:
             print("%s: nvcc's warnings:\n%s" % (NAME, c.warnings))
         print("compiled %s -> %s for %s (%.1f s)"
-              % (a.src, a.out, describe_arch(archs), c.seconds))
+              % (a.src, a.out, describe_arch(archs, ptx_of(a.arch)),
+                 c.seconds))
         return 0
     print("%s rejected: %s: %s" % (NAME, c.verdict, c.message))
     return 1

@@ -4,7 +4,7 @@ The compile itself is compiler.py's compile_submission: a copy of
 threeway.cu alone in an empty scratch folder, the include list taken from
 nvcc's preprocessor and allowed only inside the CUDA Toolkit's and the
 host compiler's system folders, device code only (-cubin, or -fatbin for
-several architectures) under time, address-space and output limits, and
+several architectures or a PTX form, compute_75) under time, address-space and output limits, and
 the fixed entry checked in the module. Nothing is linked; nothing built
 from a submission runs on the host.
 

@@ -15,7 +15,8 @@ STO_CUDA_ENTRY = 0x10           # st_other bit of a kernel entry
 STT_FUNC = 2
 SHT_SYMTAB = 2
 FATBIN_MAGIC = 0xBA55ED50
-FATBIN_ELF = 2                  # entry kind: machine code (1 is PTX)
+FATBIN_ELF = 2                  # entry kind: machine code
+FATBIN_PTX = 1                  # entry kind: PTX
 
 
 def elf_entries(elf):
@@ -61,6 +62,22 @@ def fatbin_elves(blob):
             if payload[:4] != b"\x7fELF":
                 return None
             out.append((sm, payload))
+        off += ehsize + psize
+    return out
+
+
+def fatbin_ptx(blob):
+    """The sm of each PTX image of an nvcc -fatbin file (compressed or
+    not: only the headers are read)."""
+    magic, _, hsize, fsize = struct.unpack_from("<IHHQ", blob, 0)
+    if magic != FATBIN_MAGIC:
+        raise ValueError("not a fatbin")
+    out, off, end = [], hsize, min(hsize + fsize, len(blob))
+    while off + 32 <= end:
+        kind, _, ehsize, psize = struct.unpack_from("<HHIQ", blob, off)
+        sm, = struct.unpack_from("<I", blob, off + 28)
+        if kind == FATBIN_PTX:
+            out.append(sm)
         off += ehsize + psize
     return out
 

@@ -55,9 +55,13 @@ def find_sanitizer(given, nvcc):
 
 
 def normalise_arch(text):
-    """"90", "sm_90", "compute_90", "75,80 90" -> "90" / "75 80 90"
-    (compiler.parse_arch's reading; ValueError for anything else)."""
-    return " ".join(compiler.parse_arch(text.replace(",", " ")))
+    """"90", "sm_90", "75,80 90" -> "90" / "75 80 90" (compiler.parse_arch's
+    reading; ValueError for anything else); a capability written
+    compute_75 stays so (the module then carries its PTX:
+    compiler.ptx_of)."""
+    ptx = compiler.ptx_of(text)
+    return " ".join("compute_" + n if n in ptx else n
+                    for n in compiler.parse_arch(text.replace(",", " ")))
 
 
 def _run(cmd, timeout, env=None):
