@@ -19,7 +19,8 @@ for the driver, a fake nvcc for the compiler where a compile must hang.
   answer.txt, a bidi override in a name) reach no output raw;
 - a class is a folder of student folders whatever they are named
   (day33-exercise-threeway, threeway.cu); a course clone is one;
-- the judge's event lookups are linear in the plan's runs.
+- the judge's event lookups are linear in the plan's runs;
+- ARCH's PTX form (compute_75) gives a module that carries that PTX.
 """
 
 import json
@@ -48,6 +49,7 @@ def run(rt, tmp):
         test_unknown_status(rt, tmp, tools)
     test_stop_compiling(rt, tmp)
     test_control_bytes(rt, tmp)
+    test_ptx_form(rt, tmp)
 
 
 class fakes:
@@ -286,6 +288,28 @@ def test_stop_compiling(rt, tmp):
                 os.kill(int(pid), signal.SIGKILL)
             except OSError:
                 pass
+
+
+def test_ptx_form(rt, tmp):
+    """ARCH written compute_75: the module is a fatbin with that PTX (a
+    newer GPU compiles it when loading, and runs the T4's source path), as
+    the labs' builds carry PTX; 75 alone stays a cubin without PTX."""
+    from grader import compiler, entries, machine
+    for arch, ext, ptx in (("compute_75", "fatbin", [75]), ("75", "cubin",
+                                                            None),
+                           ("compute_80 90", "fatbin", [80, 90]),
+                           ("80 90", "fatbin", [90])):
+        out = os.path.join(tmp, "ptx-form", arch.replace(" ", "-") + "." +
+                           compiler.module_ext(arch))
+        c = compiler.compile_submission(rt.STARTER, out, arch)
+        with open(out, "rb") as f:
+            blob = f.read() if c.ok else b""
+        got = None if blob[:4] == b"\x7fELF" else \
+            entries.fatbin_ptx(blob) if blob else "none"
+        rt.check(c.ok and out.endswith(ext) and got == ptx and
+              machine.normalise_arch(arch) == arch, "ARCH=\"%s\": a %s, PTX "
+              "%s (want %s); normalised %r" % (arch, ext, got, ptx,
+                                               machine.normalise_arch(arch)))
 
 
 # ---------------------------------------------------------------------------
