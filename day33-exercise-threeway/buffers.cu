@@ -163,6 +163,17 @@ void scansFor(Buffers *b, const Plan *p)
 /* ------------------------------------------------------------------ */
 /* One group: its input, its reference, its digests.                   */
 
+/* A group's (size, mix, test) and its input, into b->hIn. */
+static void groupInput(Buffers *b, Group *g, size_t n, plan_mix mix,
+                       plan_test t, uint64_t seed)
+{
+    memset(g, 0, sizeof *g);
+    g->n = n;
+    g->mix = mix;
+    g->test = t;
+    planFill(b->hIn, n, mix, planInputSeed(seed, n, mix));
+}
+
 /* The host's half: the input, its boundaries, a fresh key and the sums
  * the checks compare with under it (Group.sum, made from the input alone
  * by digestHostGroup; with the timing's masks' sums for the timing's
@@ -174,11 +185,7 @@ void scansFor(Buffers *b, const Plan *p)
 void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
                uint64_t seed)
 {
-    memset(g, 0, sizeof *g);
-    g->n = n;
-    g->mix = mix;
-    g->test = t;
-    planFill(b->hIn, n, mix, planInputSeed(seed, n, mix));
+    groupInput(b, g, n, mix, t, seed);
     size_t a, ab;
     g->key = randomWord();
     g->masked = n == b->maskedN && mix == MIX_THIRDS;
@@ -194,11 +201,7 @@ void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
 void groupFetched(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
                   uint64_t seed)
 {
-    memset(g, 0, sizeof *g);
-    g->n = n;
-    g->mix = mix;
-    g->test = t;
-    planFill(b->hIn, n, mix, planInputSeed(seed, n, mix));
+    groupInput(b, g, n, mix, t, seed);
     hx_split3(b->hIn, b->hRef, n, &g->a, &g->ab);
     g->refMade = 1;
     g->valid = 1;

@@ -44,12 +44,11 @@ def elf_entries(elf):
     return sorted(set(names))
 
 
-def fatbin_elves(blob):
-    """(sm, ELF bytes) for each machine-code image of an nvcc -fatbin file,
-    or None when an image is compressed (the caller then inspects a cubin
-    of its own). Layout: a 16-byte header (magic, version, header size,
-    size of the images), then per image a header (kind, ..., its header
-    size, payload size, ..., the sm at byte 28) and its payload."""
+def _fatbin_images(blob):
+    """(kind, sm, payload) for each image of an nvcc -fatbin file. Layout:
+    a 16-byte header (magic, version, header size, size of the images),
+    then per image a header (kind, ..., its header size, payload size,
+    ..., the sm at byte 28) and its payload."""
     magic, _, hsize, fsize = struct.unpack_from("<IHHQ", blob, 0)
     if magic != FATBIN_MAGIC:
         raise ValueError("not a fatbin")
@@ -57,29 +56,28 @@ def fatbin_elves(blob):
     while off + 32 <= end:
         kind, _, ehsize, psize = struct.unpack_from("<HHIQ", blob, off)
         sm, = struct.unpack_from("<I", blob, off + 28)
-        payload = blob[off + ehsize:off + ehsize + psize]
+        out.append((kind, sm, blob[off + ehsize:off + ehsize + psize]))
+        off += ehsize + psize
+    return out
+
+
+def fatbin_elves(blob):
+    """(sm, ELF bytes) for each machine-code image of an nvcc -fatbin file,
+    or None when an image is compressed (the caller then inspects a cubin
+    of its own)."""
+    out = []
+    for kind, sm, payload in _fatbin_images(blob):
         if kind == FATBIN_ELF:
             if payload[:4] != b"\x7fELF":
                 return None
             out.append((sm, payload))
-        off += ehsize + psize
     return out
 
 
 def fatbin_ptx(blob):
     """The sm of each PTX image of an nvcc -fatbin file (compressed or
     not: only the headers are read)."""
-    magic, _, hsize, fsize = struct.unpack_from("<IHHQ", blob, 0)
-    if magic != FATBIN_MAGIC:
-        raise ValueError("not a fatbin")
-    out, off, end = [], hsize, min(hsize + fsize, len(blob))
-    while off + 32 <= end:
-        kind, _, ehsize, psize = struct.unpack_from("<HHIQ", blob, off)
-        sm, = struct.unpack_from("<I", blob, off + 28)
-        if kind == FATBIN_PTX:
-            out.append(sm)
-        off += ehsize + psize
-    return out
+    return [sm for kind, sm, _ in _fatbin_images(blob) if kind == FATBIN_PTX]
 
 
 def demangle(names):
