@@ -481,7 +481,8 @@ void profPrint(void)
 {
     static const char *const names[PROF_PARTS] = {
         "buffers", "inputs and references", "lock waits",
-        "batches (uploads, ranks, runs)", "runs fetched again", "timing"};
+        "batches (uploads, ranks, runs)", "runs fetched again", "timing",
+        "the GPU lock held shared", "held alone"};
     const char *on = getenv("HX_PROFILE");
     if (!on || strcmp(on, "1"))
         return;

@@ -99,8 +99,14 @@ void lockOpen(const char *path, int alone)
     }
 }
 
+/* When the lock was taken, and how (HX_PROFILE's holds). */
+static double g_heldSince;
+static int g_heldShared;
+
 static void holdBegin(double holdLimit, int shared)
 {
+    g_heldSince = hx_now_seconds();
+    g_heldShared = shared;
     pthread_mutex_lock(&g_flightLock);
     g_flight.holdLimit = holdLimit;
     g_flight.holdShared = shared;
@@ -155,6 +161,10 @@ void unlockGpu(void)
     g_flight.holdUntil = 0;
     pthread_mutex_unlock(&g_flightLock);
     hx_gpu_lock_release(&g_lock);
+    if (g_heldSince > 0)
+        profAdd(g_heldShared ? PROF_HELD_SHARED : PROF_HELD_ALONE,
+                g_heldSince);
+    g_heldSince = 0;
 }
 
 void lockClose(void) { hx_gpu_lock_close(&g_lock); }
