@@ -114,7 +114,8 @@ step print-plan "
     ./threeway --print-plan --seed 1 --max-n 62914560 | cmp -s - $logs/plan.txt"
 
 # HX_PROFILE=1: the driver's profile line (buffers, inputs and references,
-# batches, runs fetched again, timing) says where the seconds went.
+# batches, runs fetched again, timing, the lock held shared and alone)
+# says where the seconds went.
 step solution-default "
     { time HX_PROFILE=1 ./threeway --module build/solution.$ext ; } >$logs/solution.out 2>&1; rc=\$?
     cat $logs/solution.out
