@@ -171,7 +171,8 @@ static void groupInput(Buffers *b, Group *g, size_t n, plan_mix mix,
     g->n = n;
     g->mix = mix;
     g->test = t;
-    planFill(b->hIn, n, mix, planInputSeed(seed, n, mix));
+    planFillCached(b->hIn, n, mix, planInputSeed(seed, n, mix),
+                   b->inputCache);
 }
 
 /* The host's half: the input, its boundaries, a fresh key and the sums

@@ -36,10 +36,14 @@
  *   ./threeway --grade --module FILE --result FILE [--seed S]
  *              [--plan full|sanitize] [--tests a,b] [--time]
  *              [--ref-module FILE] [--lock FILE] [--exclusive]
- *              [--run-timeout SEC] [--runs R] [--warmup W]
+ *              [--input-cache DIR] [--run-timeout SEC] [--runs R]
+ *              [--warmup W]
  * --exclusive takes the GPU lock alone for every hold, the checks' too
  * (the grading tool's second try of a submission whose shared hold ran
  * past its bound beside other drivers: see "timeout" in events.cu).
+ * --input-cache DIR: the plan's inputs, which depend on the seed alone,
+ * read from DIR where another driver of the grading run wrote them, and
+ * written there otherwise (planFillCached, plan.h); never a reference.
  * FILE receives JSON Lines, written by the driver alone (events.cu's
  * opening comment has every event and field).
  * Exit codes: 0 "end" was written; 2 bad arguments, or the module, FILE
@@ -65,7 +69,7 @@ typedef struct {
     int exclusive;        /* --exclusive: every hold of the lock alone */
     int runsGiven;        /* --runs is on the command line */
     const char *module, *result, *plan, *lock, *runTimeout, *mix, *grid,
-        *tests, *refModule, *maxN, *sms, *maxThreads;
+        *tests, *refModule, *maxN, *sms, *maxThreads, *inputCache;
     double runTimeoutValue;
     unsigned testMask;
     size_t maxNValue;
@@ -81,10 +85,11 @@ static int takeArgs(int *argc, char **argv, Args *a)
     static const char *const valued[] = {
         "--module", "--result", "--plan", "--lock", "--run-timeout", "--mix",
         "--grid", "--tests", "--ref-module", "--max-n", "--sms",
-        "--max-threads"};
+        "--max-threads", "--input-cache"};
     const char **slot[] = {&a->module, &a->result, &a->plan, &a->lock,
                            &a->runTimeout, &a->mix, &a->grid, &a->tests,
-                           &a->refModule, &a->maxN, &a->sms, &a->maxThreads};
+                           &a->refModule, &a->maxN, &a->sms, &a->maxThreads,
+                           &a->inputCache};
     const int count = (int)(sizeof valued / sizeof valued[0]);
     int keep = 1;
     for (int i = 1; i < *argc; ++i) {
@@ -209,9 +214,10 @@ static int checkArgs(Args *a, const hx_opts *o)
                     g_prog);
             return HX_EXIT_USAGE;
         }
-    } else if (a->result || a->lock || a->time || a->exclusive) {
-        fprintf(stderr, "%s: --result, --lock, --time and --exclusive go "
-                "with --grade (try --help)\n", g_prog);
+    } else if (a->result || a->lock || a->time || a->exclusive ||
+               a->inputCache) {
+        fprintf(stderr, "%s: --result, --lock, --time, --exclusive and "
+                "--input-cache go with --grade (try --help)\n", g_prog);
         return HX_EXIT_USAGE;
     }
     return HX_EXIT_OK;
@@ -265,7 +271,7 @@ static void buildUsage(char *buf, size_t len)
         "  --grade --module FILE --result FILE [--seed S] [--plan "
         "full|sanitize]\n"
         "  [--tests A,B] [--time] [--ref-module FILE] [--lock FILE]\n"
-        "  [--exclusive]\n"
+        "  [--exclusive] [--input-cache DIR]\n"
         "  [--run-timeout S] [--runs R] [--warmup W]\n"
         "  writes one JSON event a line to FILE; nothing on stdout is "
         "trusted.",
@@ -495,6 +501,7 @@ static int openDevice(Session *s)
     const double t0 = hx_now_seconds();
     buffersAlloc(&s->b, &s->dev, s->plan.maxN, timing);
     s->b.maskedN = s->timeN;
+    s->b.inputCache = s->a.inputCache;
     scansFor(&s->b, &s->plan);
     profAdd(PROF_ALLOC, t0);
     return HX_EXIT_OK;

@@ -188,6 +188,8 @@ typedef struct {
     Group uploaded;
     size_t maskedN;       /* the timing's size: groupHost sums its masks
                              for this size of thirds alone */
+    const char *inputCache;   /* --input-cache: the inputs' shared folder,
+                                 or NULL (planFillCached) */
     ScanPlan *scans;
     int nScans, capScans;
 } Buffers;

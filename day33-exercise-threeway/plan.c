@@ -1,10 +1,15 @@
 /* plan.c: the plan and its inputs. Contracts are in plan.h. */
+#define _POSIX_C_SOURCE 200809L   /* open, fstat, read, write, rename */
 #include "plan.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "hx_check.h"
 #include "hx_cuda.h"
@@ -267,6 +272,73 @@ void planFill(int *a, size_t n, plan_mix m, uint64_t seed)
     planRanges(n, FILL_ALONE, FILL_THREADS, fillPart, &f);
     if (m == MIX_SORTED || m == MIX_REVERSED)
         sortInts(a, n, m == MIX_REVERSED);
+}
+
+/* Reads or writes all of len bytes; 0 when it could not. */
+static int readAll(int fd, void *buf, size_t len)
+{
+    char *p = (char *)buf;
+    while (len) {
+        const ssize_t got = read(fd, p, len);
+        if (got <= 0)
+            return 0;
+        p += got;
+        len -= (size_t)got;
+    }
+    return 1;
+}
+
+static int writeAll(int fd, const void *buf, size_t len)
+{
+    const char *p = (const char *)buf;
+    while (len) {
+        const ssize_t put = write(fd, p, len);
+        if (put <= 0)
+            return 0;
+        p += put;
+        len -= (size_t)put;
+    }
+    return 1;
+}
+
+int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
+                   const char *dir)
+{
+    if (!dir || !*dir || n < PLAN_CACHE_MIN) {
+        planFill(a, n, m, seed);
+        return 0;
+    }
+    char path[4096], tmp[4096];
+    const int len = snprintf(path, sizeof path, "%s/%016llx-%zu-%d.in", dir,
+                             (unsigned long long)seed, n, (int)m);
+    if (len < 0 || (size_t)len >= sizeof path) {
+        planFill(a, n, m, seed);
+        return 0;
+    }
+    const size_t bytes = n * sizeof *a;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        struct stat st;
+        const int whole = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                          (size_t)st.st_size == bytes && readAll(fd, a, bytes);
+        close(fd);
+        if (whole)
+            return 1;
+    }
+    planFill(a, n, m, seed);
+    /* Written under a name of this process's, then renamed: a reader
+     * finds the whole file or none. A failure leaves no file behind. */
+    const int tlen = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path,
+                              (long)getpid());
+    if (tlen < 0 || (size_t)tlen >= sizeof tmp)
+        return 0;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return 0;
+    const int ok = writeAll(fd, a, bytes);
+    if (close(fd) != 0 || !ok || rename(tmp, path) != 0)
+        unlink(tmp);
+    return 0;
 }
 
 unsigned planGrid(int sms, size_t n, unsigned block)

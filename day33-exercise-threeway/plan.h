@@ -98,6 +98,17 @@ int planMixByName(const char *name);
  * HX_POISON or HX_GUARD_WORD. */
 void planFill(int *a, size_t n, plan_mix m, uint64_t seed);
 
+/* planFill through a folder of inputs that every driver of a grading run
+ * shares (--input-cache; the grading tool makes it, node-local, and
+ * removes it): an input of PLAN_CACHE_MIN elements or more is read from
+ * DIR/<seed>-<n>-<mix>.in when that file is whole, else made and written
+ * there (under a name of its own, then renamed, so that a reader finds a
+ * whole file or none). dir NULL or "", a smaller input, or any failure
+ * to read or write: planFill alone. Returns 1 when the input was read. */
+#define PLAN_CACHE_MIN ((size_t)1 << 16)
+int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
+                   const char *dir);
+
 /* Calls fn(ctx, lo, hi, part) on parts ranges (at most PLAN_RANGES_MAX)
  * that cover [0, n) in order, part 0 first; one range when n < alone.
  * Part 0 runs in the caller, every other in a thread of its own (a thread

@@ -2,10 +2,12 @@
  * input a kernel's bug is likely to live in are all in the plan, for
  * every seed tried and for a small and a large GPU. Exit 0 when every
  * check holds; each failing one prints a line. */
+#define _POSIX_C_SOURCE 200809L   /* mkdtemp, unlink, rmdir */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <unistd.h>
 
 #include "hx_check.h"
 #include "plan.h"
@@ -224,6 +226,50 @@ static void inputs(void)
     free(down);
 }
 
+/* planFillCached: the first call writes the input, the next reads it,
+ * the same values as planFill; a file of the wrong size is not read (and
+ * is replaced); no folder, or one that cannot be written, is planFill. */
+static void cached(void)
+{
+    char dir[] = "/tmp/test_plan.XXXXXX", path[600];
+    EXPECT(mkdtemp(dir) != NULL, "no scratch folder");
+    const size_t n = PLAN_CACHE_MIN + 3;
+    int *want = (int *)malloc(n * sizeof(int));
+    int *got = (int *)malloc(n * sizeof(int));
+    planFill(want, n, MIX_THIRDS, 77);
+    const int first = planFillCached(got, n, MIX_THIRDS, 77, dir);
+    EXPECT(!first && !memcmp(got, want, n * sizeof(int)), "the cache's "
+           "first fill differs from planFill (or says it read)");
+    memset(got, 0, n * sizeof(int));
+    const int second = planFillCached(got, n, MIX_THIRDS, 77, dir);
+    EXPECT(second && !memcmp(got, want, n * sizeof(int)), "the cache's "
+           "second fill did not read the same input");
+    snprintf(path, sizeof path, "%s/%016llx-%zu-%d.in", dir, 77ull, n,
+             (int)MIX_THIRDS);
+    FILE *f = fopen(path, "wb");   /* a short file: never read */
+    if (f) {
+        fwrite(want, sizeof(int), 5, f);
+        fclose(f);
+    }
+    memset(got, 0, n * sizeof(int));
+    const int shortRead = planFillCached(got, n, MIX_THIRDS, 77, dir);
+    EXPECT(!shortRead && !memcmp(got, want, n * sizeof(int)), "a short "
+           "file was read, or the input differs");
+    memset(got, 0, n * sizeof(int));
+    EXPECT(planFillCached(got, n, MIX_THIRDS, 77, dir) &&
+           !memcmp(got, want, n * sizeof(int)), "the short file was not "
+           "replaced by a whole one");
+    memset(got, 0, n * sizeof(int));
+    EXPECT(!planFillCached(got, n, MIX_THIRDS, 77, "/nonexistent/folder") &&
+           !memcmp(got, want, n * sizeof(int)) &&
+           !planFillCached(got, n, MIX_THIRDS, 77, NULL), "without a usable "
+           "folder the cache is not planFill");
+    unlink(path);
+    rmdir(dir);
+    free(want);
+    free(got);
+}
+
 int main(void)
 {
     static const uint64_t seeds[] = {1, 2, 3, 12345, 0xdeadbeefull};
@@ -233,12 +279,14 @@ int main(void)
     }
     determinism();
     inputs();
+    cached();
     if (g_failed) {
         printf("test_plan: %d checks failed\n", g_failed);
         return 1;
     }
     printf("test_plan: ok, the plan covers every octave (both parities), "
            "every mix at 2^22 or more, blocks not multiples of 32, more "
-           "than 2^16 elements a thread, memcheck's even and odd sizes\n");
+           "than 2^16 elements a thread, memcheck's even and odd sizes; the "
+           "shared inputs' folder gives planFill's inputs\n");
     return 0;
 }

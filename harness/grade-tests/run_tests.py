@@ -437,18 +437,18 @@ sys.exit(rt.cli.main(sys.argv[1:]))
 
 
 def test_stop(tmp, klass, tools):
-    """SIGTERM to the tool: every driver under way dies with it."""
-    few = os.path.join(tmp, "stop")
-    shutil.copytree(os.path.join(klass, "hang_run"),
-                    os.path.join(few, "hang_run"))
+    """SIGTERM: every driver under way dies, the inputs' folder too."""
+    few, scratch = os.path.join(tmp, "stop"), os.path.join(tmp, "stop-tmp")
+    shutil.copytree(os.path.join(klass, "hang_run"), os.path.join(few, "h"))
+    os.makedirs(scratch)
     out = os.path.join(tmp, "stop-out")
     p = subprocess.Popen([sys.executable, "-c", STOPPED % HERE, few, "--out",
                           out, "--driver", tools["driver"], "--no-sanitize",
                           "--submission-timeout", "120", "--run-timeout",
                           "100", "--seed", "7"], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
-    # The submission's driver (its events go to runs/), not the
-    # reference's: that one ends on its own, so seeing it proves nothing.
+                         stderr=subprocess.DEVNULL,
+                         env=dict(os.environ, TMPDIR=scratch))
+    # The submission's driver (events in runs/); the reference's ends alone.
     deadline = time.monotonic() + 60
     before = []
     while time.monotonic() < deadline and not before:
@@ -459,9 +459,10 @@ def test_stop(tmp, klass, tools):
     time.sleep(0.5)
     after = drivers_of(out)
     check(before and not after and rc == 128 + signal.SIGTERM and
-          not os.path.exists(os.path.join(out, "grades.csv")), "SIGTERM: "
-          "the tool exits %s, its %d drivers under way are gone (%d left), "
-          "no grades" % (rc, len(before), len(after)))
+          not os.path.exists(os.path.join(out, "grades.csv")) and
+          not os.listdir(scratch), "SIGTERM: the tool exits %s, its %d "
+          "drivers under way are gone (%d left), no grades, TMPDIR empty "
+          "(%s)" % (rc, len(before), len(after), os.listdir(scratch)))
 
 
 def drivers_of(out, also=""):

@@ -500,6 +500,13 @@ def test_wiring(rt, tmp, tools, lock):
             ("--time" in a) == ("--ref-module" in a) for a in everyone),
           tag + "every driver that times is given the reference's module "
           "(--ref-module), the reference's own included: exit %s" % rc)
+    caches = {a[a.index("--input-cache") + 1] if "--input-cache" in a
+              else None for a in everyone}
+    check(len(caches) == 1 and None not in caches and not any(
+        os.path.exists(c) for c in caches), tag + "every driver (the "
+          "reference's, the students', memcheck's) is given one shared "
+          "inputs' folder (--input-cache), removed at the end: %s"
+          % sorted(map(str, caches)))
     perf = res("named_slow_2")["performance"]
     want = 90 + 10 * (3.0 - 2.0) / (3.0 - 1.25)
     check(rows["named_pass"]["score"] == "100" and abs(float(rows[

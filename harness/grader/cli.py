@@ -158,10 +158,17 @@ class Log:
             print(clean.text(msg), file=self.stream, flush=True)
 
 
+# The run's shared inputs' folder (machine.inputs_folder), while it exists.
+INPUTS = []
+
+
 def stop_now(signum, frame):
     """SIGINT, SIGTERM: every driver under way is killed with its process
-    group, and the tool exits at once, writing nothing more."""
+    group, the inputs' folder removed, and the tool exits at once, writing
+    nothing more."""
     running.kill_all()
+    for folder in INPUTS:
+        shutil.rmtree(folder, ignore_errors=True)
     os._exit(128 + signum)
 
 
@@ -199,9 +206,17 @@ def grade(args, log):
     if cfg.build_only:
         log_settings(cfg, log)
     pipe = pipeline.Pipeline(cfg, log, clock, len(mine))
-    graded = pipe.grade(mine, lambda known: setup_machine(cfg, args, log,
-                                                          known),
-                        args.reference_module)
+    # The plan's inputs depend on the seed alone: the first driver to need
+    # one writes it to this folder, every other reads it (--input-cache).
+    cfg.input_cache = None if cfg.build_only else machine.inputs_folder()
+    INPUTS[:] = [cfg.input_cache] if cfg.input_cache else []
+    try:
+        graded = pipe.grade(mine, lambda known: setup_machine(
+            cfg, args, log, known), args.reference_module)
+    finally:
+        if cfg.input_cache:
+            shutil.rmtree(cfg.input_cache, ignore_errors=True)
+        INPUTS[:] = []
     wall = clock()
     if pipe.no_gpu:
         log("grade.py: no usable GPU, so nothing was graded and no grades "

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 
 from . import compiler
 
@@ -157,6 +158,14 @@ def lock_dir():
             return d
     raise SetupError("no folder for the GPU lock files: set HX_LOCK_DIR to "
                      "a node-local folder this user may write")
+
+
+def inputs_folder():
+    """A fresh folder for one grading run's inputs, which every driver of
+    the run shares (the driver's --input-cache): node-local, under
+    TMPDIR (else /tmp), where a class's inputs (up to a few GiB, in the
+    page cache while they are read) have room. The caller removes it."""
+    return tempfile.mkdtemp(prefix="threeway-inputs-")
 
 
 def lock_path(gpu, uuid=None, folder=None):
