@@ -12,20 +12,25 @@ OUT ?= grades
 DEST ?=
 
 .PHONY: all run check test help handout grade clean harness dev dev-check \
-        budgets $(DAYS) $(SHARED)
+        budgets $(DAYS) $(SHARED) exercise-stamps exercise-driver \
+        exercise-onepass
 
 # The slowest files first: under -j, make starts the parts in this order
 # (day 33's compaction.o and day 31's scan.o are the long ones), the
 # harness's tests last.
-all: day33-compaction day31-scan day33-exercise-threeway harness
+EX := day33-exercise-threeway
+EXERCISE_PARTS := $(if $(wildcard $(EX)/solution),exercise-onepass) \
+                  exercise-driver
+all: day33-compaction day31-scan $(EXERCISE_PARTS) $(EX) harness
 
 # What several parts link is compiled once, in the folder of its sources,
 # and before any part that links it starts, so that two makes never build
 # one object at once: the harness's objects (harness/build/hx/, which
 # every part links) and the day-31 scan's
 # (day31-scan/build/shared/tile_scan.o, which day 33 and the exercise
-# link too). The two build side by side.
-SHARED := harness-objs scan-objs
+# link too), and the exercise's settings stamps (below). They build side
+# by side.
+SHARED := harness-objs scan-objs exercise-stamps
 harness $(DAYS): $(SHARED)
 
 harness-objs:
@@ -42,9 +47,23 @@ day31-scan day33-compaction:
 
 # In the maintainers' copy, build-all also compiles the reference solution
 # (so that a machine without a GPU still compiles it); a student's copy has
-# none, and builds the exercise's default goal.
-day33-exercise-threeway:
-	$(MAKE) -C $@ $(if $(wildcard day33-exercise-threeway/solution),build-all,all)
+# none, and builds the exercise's default goal. Its parts are made first,
+# each by a make of its own, side by side: the driver and the modules
+# (modules), and in the maintainers' copy the reference's one-pass program
+# (threeway-onepass, the longest file). Inside one make, make -j2 would
+# start onepass.o and wait for it with a core idle. The folder's settings
+# stamps are made before them, so that two makes never write one.
+exercise-stamps:
+	$(MAKE) -C $(EX) stamps
+
+exercise-driver: $(SHARED)
+	$(MAKE) -C $(EX) modules
+
+exercise-onepass: $(SHARED)
+	$(MAKE) -C $(EX) threeway-onepass
+
+$(EX): $(EXERCISE_PARTS)
+	$(MAKE) -C $@ $(if $(wildcard $(EX)/solution),build-all,all)
 
 run: all
 	$(MAKE) -C day33-compaction run
