@@ -274,29 +274,16 @@ void planFill(int *a, size_t n, plan_mix m, uint64_t seed)
         sortInts(a, n, m == MIX_REVERSED);
 }
 
-/* Reads or writes all of len bytes; 0 when it could not. */
-static int readAll(int fd, void *buf, size_t len)
+/* Reads (writing 0) or writes all of len bytes; 0 when it could not. */
+static int moveAll(int fd, void *buf, size_t len, int writing)
 {
     char *p = (char *)buf;
     while (len) {
-        const ssize_t got = read(fd, p, len);
-        if (got <= 0)
+        const ssize_t done = writing ? write(fd, p, len) : read(fd, p, len);
+        if (done <= 0)
             return 0;
-        p += got;
-        len -= (size_t)got;
-    }
-    return 1;
-}
-
-static int writeAll(int fd, const void *buf, size_t len)
-{
-    const char *p = (const char *)buf;
-    while (len) {
-        const ssize_t put = write(fd, p, len);
-        if (put <= 0)
-            return 0;
-        p += put;
-        len -= (size_t)put;
+        p += done;
+        len -= (size_t)done;
     }
     return 1;
 }
@@ -320,7 +307,8 @@ int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
     if (fd >= 0) {
         struct stat st;
         const int whole = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-                          (size_t)st.st_size == bytes && readAll(fd, a, bytes);
+                          (size_t)st.st_size == bytes &&
+                          moveAll(fd, a, bytes, 0);
         close(fd);
         if (whole)
             return 1;
@@ -335,7 +323,7 @@ int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return 0;
-    const int ok = writeAll(fd, a, bytes);
+    const int ok = moveAll(fd, a, bytes, 1);
     if (close(fd) != 0 || !ok || rename(tmp, path) != 0)
         unlink(tmp);
     return 0;
