@@ -49,7 +49,8 @@ day31-scan day33-compaction:
 # (so that a machine without a GPU still compiles it); a student's copy has
 # none, and builds the exercise's default goal. Its parts are made first,
 # each by a make of its own, side by side: the driver and the modules
-# (modules), and in the maintainers' copy the reference's one-pass program
+# (modules; a student's copy: all), and in the maintainers' copy the
+# reference's one-pass program
 # (threeway-onepass, the longest file). Inside one make, make -j2 would
 # start onepass.o and wait for it with a core idle. The folder's settings
 # stamps are made before them, so that two makes never write one.
@@ -57,7 +58,7 @@ exercise-stamps:
 	$(MAKE) -C $(EX) stamps
 
 exercise-driver: $(SHARED)
-	$(MAKE) -C $(EX) modules
+	$(MAKE) -C $(EX) $(if $(wildcard $(EX)/solution),modules,all)
 
 exercise-onepass: $(SHARED)
 	$(MAKE) -C $(EX) threeway-onepass
