@@ -291,14 +291,12 @@ static int moveAll(int fd, void *buf, size_t len, int writing)
 int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
                    const char *dir)
 {
-    if (!dir || !*dir || n < PLAN_CACHE_MIN) {
-        planFill(a, n, m, seed);
-        return 0;
-    }
     char path[4096], tmp[4096];
-    const int len = snprintf(path, sizeof path, "%s/%016llx-%zu-%d.in", dir,
-                             (unsigned long long)seed, n, (int)m);
-    if (len < 0 || (size_t)len >= sizeof path) {
+    const int len = dir && *dir && n >= PLAN_CACHE_MIN
+        ? snprintf(path, sizeof path, "%s/%016llx-%zu-%d.in", dir,
+                   (unsigned long long)seed, n, (int)m)
+        : -1;
+    if (len < 0 || (size_t)len >= sizeof path) {   /* no folder to use */
         planFill(a, n, m, seed);
         return 0;
     }

@@ -147,6 +147,7 @@ def parser():
 
 class Config:
     """Everything the stages read (set once, before the pools start)."""
+    input_cache = None      # the drivers' shared inputs' folder, or None
 
 
 class Log:

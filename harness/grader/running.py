@@ -326,7 +326,7 @@ def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None,
             "--run-timeout", "%g" % cfg.run_timeout]
     if exclusive:
         args.append("--exclusive")
-    if getattr(cfg, "input_cache", None):
+    if cfg.input_cache:
         args += ["--input-cache", cfg.input_cache]
     if tests:
         args += ["--tests", ",".join(tests)]
