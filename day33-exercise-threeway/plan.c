@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -312,6 +313,12 @@ int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
             return 1;
     }
     planFill(a, n, m, seed);
+    /* A file above this process's RLIMIT_FSIZE would kill it (SIGXFSZ):
+     * such an input is made by every driver that needs it. */
+    struct rlimit fsize;
+    if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 &&
+        fsize.rlim_cur != RLIM_INFINITY && bytes > fsize.rlim_cur)
+        return 0;
     /* Written under a name of this process's, then renamed: a reader
      * finds the whole file or none. A failure leaves no file behind. */
     const int tlen = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path,

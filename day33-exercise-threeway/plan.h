@@ -103,8 +103,10 @@ void planFill(int *a, size_t n, plan_mix m, uint64_t seed);
  * removes it): an input of PLAN_CACHE_MIN elements or more is read from
  * DIR/<seed>-<n>-<mix>.in when that file is whole, else made and written
  * there (under a name of its own, then renamed, so that a reader finds a
- * whole file or none). dir NULL or "", a smaller input, or any failure
- * to read or write: planFill alone. Returns 1 when the input was read. */
+ * whole file or none). dir NULL or "", a smaller input, a file larger
+ * than the process's RLIMIT_FSIZE (never written: it would be killed by
+ * SIGXFSZ), or any failure to read or write: planFill alone. Returns 1
+ * when the input was read. */
 #define PLAN_CACHE_MIN ((size_t)1 << 16)
 int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
                    const char *dir);

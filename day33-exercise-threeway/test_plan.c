@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "hx_check.h"
@@ -265,6 +266,22 @@ static void cached(void)
            !planFillCached(got, n, MIX_THIRDS, 77, NULL), "without a usable "
            "folder the cache is not planFill");
     unlink(path);
+    /* Above the file-size limit (the grading tool sets one): no file is
+     * written (writing it would end this process with SIGXFSZ), and the
+     * input is still made. */
+    struct rlimit keep, small;
+    EXPECT(getrlimit(RLIMIT_FSIZE, &keep) == 0, "no RLIMIT_FSIZE");
+    small = keep;
+    small.rlim_cur = n * sizeof(int) - 1;
+    if (keep.rlim_max != RLIM_INFINITY && keep.rlim_max < small.rlim_cur)
+        small.rlim_cur = keep.rlim_max;
+    EXPECT(setrlimit(RLIMIT_FSIZE, &small) == 0, "RLIMIT_FSIZE not set");
+    memset(got, 0, n * sizeof(int));
+    const int big = planFillCached(got, n, MIX_THIRDS, 77, dir);
+    setrlimit(RLIMIT_FSIZE, &keep);
+    EXPECT(!big && !memcmp(got, want, n * sizeof(int)) &&
+           access(path, F_OK) != 0, "an input above RLIMIT_FSIZE was "
+           "written, or read, or differs");
     rmdir(dir);
     free(want);
     free(got);
