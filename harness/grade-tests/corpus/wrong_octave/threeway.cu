@@ -1,12 +1,17 @@
-/* corpus/wrong_octave: expected unwritten: right, except for sizes
- * strictly between 2^24 + 1 and 2^25, where the last element is never
- * written. The plan once drew no size between 8,387,997 and 62,914,560.
+/* corpus/wrong_octave: expected unwritten or boundary: right, except for
+ * sizes strictly between 2^24 + 1 and 2^25, where the last element is
+ * never written. The plan once drew no size between 8,387,997 and
+ * 62,914,560.
  *
  * Through the driver (an H200: the largest size is 62914560): the test
  * every_octave draws an even and an odd size in [2^24, 2^25) (the test
  * large runs 2^24 + 1 and block_grid_edges 2^24 + 1, both outside the
- * range): every_octave fails there, unwritten; the other tests pass. On a
- * GPU whose largest size is 2^24 nothing is in the range and it passes. */
+ * range): every_octave fails there; the other tests pass. The drawn
+ * input's last element decides the verdict: a positive leaves the
+ * output's last slot unwritten (unwritten); a negative or a zero leaves
+ * its group's last slot unwritten, which the check reads as a boundary
+ * one slot early (boundary; seen on the H200 at b7c30a3). On a GPU whose
+ * largest size is 2^24 nothing is in the range and it passes. */
 #include <cstddef>
 
 __global__ void scatterThreeWay(const int* __restrict__ in,
