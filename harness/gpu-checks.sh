@@ -20,6 +20,10 @@
 #   bash harness/gpu-checks.sh        (from anywhere)
 set -u
 cd "$(dirname "$0")/.." || exit 2
+# The makes below run one at a time: a parent make's job-server flags
+# (make -j check) would only make each of them warn "jobserver
+# unavailable".
+unset MAKEFLAGS MFLAGS
 
 probe_out=$(./harness/build/hx_probe 2>&1)
 probe_rc=$?
