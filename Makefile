@@ -99,8 +99,15 @@ budgets:
 # instruments, reproducers): never built by make, make run or make check.
 # dev builds them all, dev-check also runs their checks (GPU; skipped with
 # a line without one). A day with no such target says so.
+# A student's copy (make handout) has no dev/ folders, no grading tool and
+# no handout script: its help leaves those targets out, and each says so in
+# one line.
+MAINTAINERS := $(wildcard harness/handout.sh)
+COMMA := ,
+
 dev dev-check:
-	@for d in $(DAYS); do \
+	@test -n "$(MAINTAINERS)" || { echo "make $@: the maintainers' dev/ programs are not in this copy"; exit 0; }; \
+	for d in $(DAYS); do \
 	    $(MAKE) -s -q -C $$d $@ >/dev/null 2>&1; \
 	    if [ $$? -eq 2 ]; then echo "$$d: no $@ target"; continue; fi; \
 	    $(MAKE) -C $$d $@ || exit 1; \
@@ -109,24 +116,26 @@ dev dev-check:
 help:
 	@echo "make                 build every day and the harness (ARCH, NVCC, CFLAGS, ... as below)"
 	@echo "make run             build everything, then run the main lab (day33-compaction)"
-	@echo "make check           host tests, every lab built, the GPU checks (skipped without a GPU), the grading tool's tests"
+	@echo "make check           host tests, every lab built, the GPU checks (skipped without a GPU: then your kernel's CPU check)$(if $(MAINTAINERS),$(COMMA) the grading tool's tests)"
 	@echo "make test            the same as make check"
 	@echo "make budgets         every C, CUDA and Python file against its line budget (harness/budgets.py)"
-	@echo "make dev             build every day's dev/ programs (maintainers: variants, instruments)"
-	@echo "make dev-check       build them and run their checks (GPU; skipped without one)"
-	@echo "make handout DEST=d  write the students' copy of the course into the new folder d"
-	@echo "make grade SUBMISSIONS=<class folder> [OUT=grades] [ARCH=90] [NVCC=...] [GRADE_FLAGS=...]  grade a class (instructors)"
+	$(if $(MAINTAINERS),@echo "make dev             build every day's dev/ programs (maintainers: variants, instruments)")
+	$(if $(MAINTAINERS),@echo "make dev-check       build them and run their checks (GPU; skipped without one)")
+	$(if $(MAINTAINERS),@echo "make handout DEST=d  write the students' copy of the course into the new folder d")
+	$(if $(MAINTAINERS),@echo "make grade SUBMISSIONS=<class folder> [OUT=grades] [ARCH=90] [NVCC=...] [GRADE_FLAGS=...]  grade a class (instructors)")
 	@echo "make clean           remove every build output"
 	@echo "make day31-scan | day33-compaction | day33-exercise-threeway | harness   one part"
 	@echo "settings: ARCH=\"75 80 90\" (each 86, sm_86 or compute_86), NVCC, CUDA_HOME, CC, CFLAGS, NVCCFLAGS"
 
 handout:
+	@test -n "$(MAINTAINERS)" || { echo "make handout: this is already a student's copy (no harness/handout.sh)"; exit 2; }
 	@bash harness/handout.sh "$(DEST)"
 
 # NVCC always, ARCH only when given (make grade ARCH=90): by default the
 # grader builds the driver and the modules for the GPUs it finds.
 GRADE_ARCH = $(if $(filter command line environment,$(origin ARCH)),--arch "$(ARCH)")
 grade:
+	@test -f harness/grade.py || { echo "make grade: the grading tool is not in this copy (the instructors' copy has it)"; exit 2; }
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<class folder> [OUT=grades] [ARCH=90] [NVCC=...] [GRADE_FLAGS=...]"; exit 2; }
 	python3 harness/grade.py "$(SUBMISSIONS)" --out "$(OUT)" --nvcc "$(NVCC)" $(GRADE_ARCH) $(GRADE_FLAGS)
 

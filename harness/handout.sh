@@ -51,6 +51,10 @@ EXCLUDE=(
     "harness/tests/test_cpu_check.sh|the CPU check against the reference solution and the corpus"
     "harness/tests/test_handout.sh|makes a handout and checks it with the reference solution"
     "harness/tests/expect.sh|the helper of those two tests"
+    "harness/build-time.sh|times the maintainers' clean build"
+    "harness/dev-check.sh|runs the days' dev/ checks (no dev/ in this copy)"
+    "harness/dev-steps.sh|the step runner of the maintainers' GPU scripts"
+    "harness/solved-check.sh|runs the your-turn slots' reference fills (dev/)"
 )
 # Inside EXCLUDE, what the student's copy needs: the exercise's Makefile
 # compiles threeway.cu through compiler.py (which reads entries.py).
