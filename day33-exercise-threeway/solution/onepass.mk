@@ -9,8 +9,10 @@
 #   make onepass           build it and run its self-check
 #   make dev               also build build/onepass/split3-variants (the
 #                          configurations that lost, the look-back scheme)
-#                          and build/onepass/host-cost (the grading
-#                          driver's host work over its plan; no GPU)
+#                          build/onepass/host-cost (the grading
+#                          driver's host work over its plan; no GPU) and
+#                          build/onepass/stream-cost (its checks' stream
+#                          operations, alone and side by side; a GPU)
 #   make dev-check         build it and run its --check, a step of
 #                          ../harness/dev-check.sh (without a GPU: a line
 #                          saying it was skipped, exit 0)
@@ -21,6 +23,7 @@ ONEPASS     := threeway-onepass
 ONEPASS_DIR := $(BUILD)/onepass
 SPLIT3_VARIANTS := $(ONEPASS_DIR)/split3-variants
 HOST_COST   := $(ONEPASS_DIR)/host-cost
+STREAM_COST := $(ONEPASS_DIR)/stream-cost
 SCAN_DIR    ?= ../day31-scan
 # What onepass.cu (and so split3_variants.cu, which includes it) reads.
 ONEPASS_DEPS := solution/onepass.cu solution/singlepass_split3.cuh \
@@ -64,7 +67,7 @@ onepass: $(ONEPASS)
 dev: onepass-dev
 dev-check: onepass-dev-check
 
-onepass-dev: $(ONEPASS) $(SPLIT3_VARIANTS) $(HOST_COST)
+onepass-dev: $(ONEPASS) $(SPLIT3_VARIANTS) $(HOST_COST) $(STREAM_COST)
 
 # The grading driver's host work over its plan (solution/dev/host_cost.cu;
 # no GPU needed): its plan, kernels.cu's host sums, the harness.
@@ -75,6 +78,16 @@ $(ONEPASS_DIR)/host_cost.o: solution/dev/host_cost.cu driver.h plan.h \
 
 $(HOST_COST): $(ONEPASS_DIR)/host_cost.o $(BUILD)/plan.o $(BUILD)/kernels.o \
               $(SCAN_OBJ) $(HX_OBJS)
+	$(NVCC) $(NVCC_ALL) -o $@ $^
+
+# The driver's checks in stream operations (solution/dev/stream_cost.cu;
+# a GPU to run): kernels.cu's kCheckLaunch, the harness.
+$(ONEPASS_DIR)/stream_cost.o: solution/dev/stream_cost.cu driver.h $(HX_HDRS)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_ALL) -I. -c $< -o $@
+
+$(STREAM_COST): $(ONEPASS_DIR)/stream_cost.o $(BUILD)/kernels.o $(BUILD)/plan.o \
+                $(SCAN_OBJ) $(HX_OBJS)
 	$(NVCC) $(NVCC_ALL) -o $@ $^
 
 onepass-dev-check: onepass-dev

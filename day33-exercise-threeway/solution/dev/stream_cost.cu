@@ -1,0 +1,163 @@
+/* solution/dev/stream_cost.cu: what the grading driver's checks cost in
+ * stream operations, one check at a time, alone and with other processes
+ * doing the same on the one GPU. A driver queues about 1,330 checks over
+ * the plan (a launch's or a group's baseline), each a few tiny kernels,
+ * small copies and a host function (kCheckLaunch in kernels.cu); on the
+ * H200 each driver's batches held the GPU for 1.2 to 1.6 s, and drivers
+ * in different processes took turns (harness/grader/MAINTAINERS.md,
+ * "Speed"). This isolates the pieces:
+ *   kernels   a 1-thread stand-in for the student's launch, then four
+ *             1-thread kernels (a check's kernels, no data)
+ *   copies    the same, and three small copies to and from page-locked
+ *             memory (the key in, the key wiped, the slot back)
+ *   hostfunc  the same, and a host function (cudaLaunchHostFunc) where
+ *             kCheckLaunch puts the key in place
+ *   driver    the stand-in, then the driver's own kCheckLaunch over
+ *             one-word buffers, and the slot's copy back (enqueueCheck)
+ * Checks are queued in batches of BATCH_SLOTS with one wait a batch, as
+ * the driver does. Prints the microseconds a check, per process.
+ * Maintainers only: needs a GPU (without one: exit 3 and one line).
+ *
+ * Build: make -C day33-exercise-threeway dev   (solution/onepass.mk)
+ * Run:   build/onepass/stream-cost MODE [CHECKS] [PROCESSES]
+ *        e.g. stream-cost hostfunc 2000 12: twelve processes side by side
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "hx_cuda.h"
+#include "hx_time.h"
+
+static __global__ void tiny(unsigned long long *w) { *w += 1; }
+
+static void CUDART_CB putWord(void *arg)
+{
+    *(volatile unsigned long long *)arg = 1;
+}
+
+/* One-word buffers with one guard word on each side, for kCheckLaunch. */
+static void spansOfWords(int *dev, Spans *s)
+{
+    for (int b = 0; b < NBUF; ++b) {
+        int *base = dev + 3 * b;
+        s->before[b] = base;
+        s->beforeWords[b] = 1;
+        s->data[b] = base + 1;
+        s->n[b] = 1;
+        s->after[b] = base + 2;
+        s->afterWords[b] = 1;
+    }
+}
+
+static double run(const char *mode, int checks, const char *prog)
+{
+    hx_device dev;
+    const int rc = hx_device_open(&dev, prog);
+    if (rc != HX_EXIT_OK)
+        exit(rc);
+    unsigned long long *word, *acc, *pinned;
+    int *bufs;
+    CheckSlot *slots;
+    HX_CHECK(cudaMalloc(&word, 8 * sizeof *word));
+    HX_CHECK(cudaMalloc(&acc, (2 * NBUF + 2) * sizeof *acc));
+    HX_CHECK(cudaMemset(acc, 0, (2 * NBUF + 2) * sizeof *acc));
+    HX_CHECK(cudaMalloc(&bufs, 3 * NBUF * sizeof *bufs));
+    HX_CHECK(cudaMemset(bufs, 0, 3 * NBUF * sizeof *bufs));
+    HX_CHECK(cudaMalloc(&slots, BATCH_SLOTS * sizeof *slots));
+    HX_CHECK(cudaMallocHost(&pinned, (8 + BATCH_SLOTS * sizeof(CheckSlot))));
+    memset(pinned, 0, 8 + BATCH_SLOTS * sizeof(CheckSlot));
+    CheckSlot *hostSlots = (CheckSlot *)(pinned + 8);
+    Spans s;
+    spansOfWords(bufs, &s);
+    const uint64_t key = 0x9e3779b97f4a7c15ull;
+    const int copies = strcmp(mode, "kernels") != 0;
+    const int hostfunc = !strcmp(mode, "hostfunc");
+    const int driver = !strcmp(mode, "driver");
+    HX_CHECK(cudaDeviceSynchronize());
+    const double t0 = hx_now_seconds();
+    for (int done = 0; done < checks;) {
+        const int batch = checks - done < BATCH_SLOTS ? checks - done
+                                                      : BATCH_SLOTS;
+        for (int k = 0; k < batch; ++k) {
+            tiny<<<1, 1>>>(word);   /* the student's launch */
+            if (driver) {
+                kCheckLaunch(&dev, &s, slots + k,
+                             (volatile uint64_t *)pinned, &key,
+                             (uint64_t)(done + k), acc);
+            } else {
+                for (int j = 0; j < 4; ++j)
+                    tiny<<<1, 1>>>(word + 1 + j % 3);
+                if (hostfunc)
+                    HX_CHECK(cudaLaunchHostFunc(0, putWord, pinned + 1));
+                if (copies) {
+                    HX_CHECK(cudaMemcpyAsync(word + 5, pinned + 1, 8,
+                                             cudaMemcpyHostToDevice, 0));
+                    HX_CHECK(cudaMemcpyAsync(pinned + 1, word + 6, 8,
+                                             cudaMemcpyDeviceToHost, 0));
+                }
+            }
+            if (copies)
+                HX_CHECK(cudaMemcpyAsync(hostSlots + k, slots + k,
+                                         sizeof(CheckSlot),
+                                         cudaMemcpyDeviceToHost, 0));
+            HX_CHECK(cudaGetLastError());
+        }
+        HX_CHECK(cudaStreamSynchronize(0));
+        done += batch;
+    }
+    const double t = hx_now_seconds() - t0;
+    HX_CHECK(cudaFree(word));
+    HX_CHECK(cudaFree(acc));
+    HX_CHECK(cudaFree(bufs));
+    HX_CHECK(cudaFree(slots));
+    HX_CHECK(cudaFreeHost(pinned));
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    const int checks = argc > 2 ? atoi(argv[2]) : 2000;
+    const int procs = argc > 3 ? atoi(argv[3]) : 1;
+    if (strcmp(mode, "kernels") && strcmp(mode, "copies") &&
+        strcmp(mode, "hostfunc") && strcmp(mode, "driver")) {
+        fprintf(stderr, "usage: %s kernels|copies|hostfunc|driver [CHECKS] "
+                "[PROCESSES]\n", argv[0]);
+        return 2;
+    }
+    if (checks < 1 || procs < 1 || procs > 64) {
+        fprintf(stderr, "%s: CHECKS and PROCESSES must be positive "
+                "(PROCESSES at most 64)\n", argv[0]);
+        return 2;
+    }
+    /* The processes fork before any CUDA call: each has its own context,
+     * as the grading tool's drivers do. */
+    const double t0 = hx_now_seconds();
+    for (int p = 0; p < procs; ++p) {
+        const pid_t pid = procs == 1 ? 0 : fork();
+        if (pid < 0) {
+            perror("fork");
+            return 4;
+        }
+        if (pid == 0) {
+            const double t = run(mode, checks, argv[0]);
+            printf("%-8s process %2d: %d checks in %.3f s: %.1f us a check\n",
+                   mode, p, checks, t, 1e6 * t / checks);
+            fflush(stdout);
+            if (procs > 1)
+                _exit(0);
+            return 0;
+        }
+    }
+    int failed = 0, status;   /* the first failing process's exit code */
+    while (wait(&status) > 0)
+        if (!failed && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
+            failed = WIFEXITED(status) ? WEXITSTATUS(status) : 4;
+    printf("%-8s %d processes side by side: %.3f s in all%s\n", mode, procs,
+           hx_now_seconds() - t0, failed ? " (a process failed)" : "");
+    return failed;
+}
