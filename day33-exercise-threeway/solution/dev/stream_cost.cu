@@ -14,6 +14,12 @@
  *             kCheckLaunch puts the key in place
  *   driver    the stand-in, then the driver's own kCheckLaunch over
  *             one-word buffers, and the slot's copy back (enqueueCheck)
+ *   waitvalue `copies` with the host function replaced by a way that
+ *             keeps the key out of the kernel's reach as well: an event
+ *             recorded after the launch, a wait of the stream on a
+ *             page-locked word (cuStreamWaitValue32), and a host thread
+ *             that sets the word once the event has completed (the key
+ *             would be written beside it then)
  * Checks are queued in batches of BATCH_SLOTS with one wait a batch, as
  * the driver does. Prints the microseconds a check, per process.
  * Maintainers only: needs a GPU (without one: exit 3 and one line).
@@ -22,6 +28,8 @@
  * Run:   build/onepass/stream-cost MODE [CHECKS] [PROCESSES]
  *        e.g. stream-cost hostfunc 2000 12: twelve processes side by side
  */
+#include <cuda.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +45,48 @@ static __global__ void tiny(unsigned long long *w) { *w += 1; }
 static void CUDART_CB putWord(void *arg)
 {
     *(volatile unsigned long long *)arg = 1;
+}
+
+/* waitvalue: the driver's cuStreamWaitValue32, and the host thread that
+ * releases each check's wait once the event after its launch completed
+ * (an event not yet recorded reads as complete: it waits for `recorded`). */
+typedef CUresult (*PfnWaitValue)(CUstream, CUdeviceptr, cuuint32_t,
+                                 unsigned int);
+typedef struct {
+    cudaEvent_t ev[BATCH_SLOTS];
+    volatile unsigned *flag;
+    volatile int recorded, count;
+} Feeder;
+
+static void *feed(void *arg)
+{
+    Feeder *f = (Feeder *)arg;
+    for (int k = 0; k < f->count; ++k) {
+        while (f->recorded <= k)
+            ;
+        cudaError_t e;
+        while ((e = cudaEventQuery(f->ev[k])) == cudaErrorNotReady)
+            ;
+        if (e != cudaSuccess)
+            hx_cuda_check(e, "cudaEventQuery", __FILE__, __LINE__);
+        f->flag[k] = 1;
+    }
+    return NULL;
+}
+
+static PfnWaitValue waitValueEntry(void)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q =
+        cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn,
+                                         CUDART_VERSION, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+        fprintf(stderr, "stream-cost: cuStreamWaitValue32 not available\n");
+        exit(4);
+    }
+    return (PfnWaitValue)fn;
 }
 
 /* One-word buffers with one guard word on each side, for kCheckLaunch. */
@@ -77,13 +127,47 @@ static double run(const char *mode, int checks, const char *prog)
     const int copies = strcmp(mode, "kernels") != 0;
     const int hostfunc = !strcmp(mode, "hostfunc");
     const int driver = !strcmp(mode, "driver");
+    const int waits = !strcmp(mode, "waitvalue");
+    PfnWaitValue waitValue = waits ? waitValueEntry() : NULL;
+    static Feeder f;
+    unsigned *flags = NULL;
+    if (waits) {
+        HX_CHECK(cudaMallocHost(&flags, BATCH_SLOTS * sizeof *flags));
+        f.flag = flags;
+        for (int k = 0; k < BATCH_SLOTS; ++k)
+            HX_CHECK(cudaEventCreateWithFlags(&f.ev[k],
+                                              cudaEventDisableTiming));
+    }
     HX_CHECK(cudaDeviceSynchronize());
     const double t0 = hx_now_seconds();
     for (int done = 0; done < checks;) {
         const int batch = checks - done < BATCH_SLOTS ? checks - done
                                                       : BATCH_SLOTS;
+        pthread_t feeder;
+        if (waits) {
+            memset(flags, 0, BATCH_SLOTS * sizeof *flags);
+            f.recorded = 0;
+            f.count = batch;
+            if (pthread_create(&feeder, NULL, feed, &f) != 0) {
+                perror("pthread_create");
+                exit(4);
+            }
+        }
         for (int k = 0; k < batch; ++k) {
             tiny<<<1, 1>>>(word);   /* the student's launch */
+            if (waits) {
+                HX_CHECK(cudaEventRecord(f.ev[k], 0));
+                __sync_synchronize();
+                f.recorded = k + 1;
+                const CUresult r = waitValue(
+                    0, (CUdeviceptr)(uintptr_t)(flags + k), 1,
+                    CU_STREAM_WAIT_VALUE_GEQ);
+                if (r != CUDA_SUCCESS) {
+                    fprintf(stderr, "stream-cost: cuStreamWaitValue32 "
+                            "failed (%d)\n", (int)r);
+                    exit(4);
+                }
+            }
             if (driver) {
                 kCheckLaunch(&dev, &s, slots + k,
                              (volatile uint64_t *)pinned, &key,
@@ -107,6 +191,8 @@ static double run(const char *mode, int checks, const char *prog)
             HX_CHECK(cudaGetLastError());
         }
         HX_CHECK(cudaStreamSynchronize(0));
+        if (waits)
+            pthread_join(feeder, NULL);
         done += batch;
     }
     const double t = hx_now_seconds() - t0;
@@ -115,6 +201,11 @@ static double run(const char *mode, int checks, const char *prog)
     HX_CHECK(cudaFree(bufs));
     HX_CHECK(cudaFree(slots));
     HX_CHECK(cudaFreeHost(pinned));
+    if (waits) {
+        for (int k = 0; k < BATCH_SLOTS; ++k)
+            HX_CHECK(cudaEventDestroy(f.ev[k]));
+        HX_CHECK(cudaFreeHost(flags));
+    }
     return t;
 }
 
@@ -124,9 +215,10 @@ int main(int argc, char **argv)
     const int checks = argc > 2 ? atoi(argv[2]) : 2000;
     const int procs = argc > 3 ? atoi(argv[3]) : 1;
     if (strcmp(mode, "kernels") && strcmp(mode, "copies") &&
-        strcmp(mode, "hostfunc") && strcmp(mode, "driver")) {
-        fprintf(stderr, "usage: %s kernels|copies|hostfunc|driver [CHECKS] "
-                "[PROCESSES]\n", argv[0]);
+        strcmp(mode, "hostfunc") && strcmp(mode, "driver") &&
+        strcmp(mode, "waitvalue")) {
+        fprintf(stderr, "usage: %s kernels|copies|hostfunc|driver|waitvalue "
+                "[CHECKS] [PROCESSES]\n", argv[0]);
         return 2;
     }
     if (checks < 1 || procs < 1 || procs > 64) {
