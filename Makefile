@@ -101,13 +101,12 @@ budgets:
 # a line without one). A day with no such target says so.
 # A student's copy (make handout) has no dev/ folders, no grading tool and
 # no handout script: its help leaves those targets out, and each says so in
-# one line.
+# one line (dev and dev-check through each day's Makefile).
 MAINTAINERS := $(wildcard harness/handout.sh)
 COMMA := ,
 
 dev dev-check:
-	@test -n "$(MAINTAINERS)" || { echo "make $@: the maintainers' dev/ programs are not in this copy"; exit 0; }; \
-	for d in $(DAYS); do \
+	@for d in $(DAYS); do \
 	    $(MAKE) -s -q -C $$d $@ >/dev/null 2>&1; \
 	    if [ $$? -eq 2 ]; then echo "$$d: no $@ target"; continue; fi; \
 	    $(MAKE) -C $$d $@ || exit 1; \

@@ -22,8 +22,11 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 # The makes below run one at a time: a parent make's job-server flags
 # (make -j check) would only make each of them warn "jobserver
-# unavailable".
-unset MAKEFLAGS MFLAGS
+# unavailable". Its variables (make check ARCH=90) stay.
+MAKEFLAGS=$(printf '%s' "${MAKEFLAGS:-}" |
+    sed -E 's/(^| )-j[0-9]*( |$)/ /; s/ --jobserver-[a-z]+=[^ ]*//g')
+export MAKEFLAGS
+unset MFLAGS
 
 probe_out=$(./harness/build/hx_probe 2>&1)
 probe_rc=$?

@@ -36,9 +36,9 @@ POLL = 0.05                     # seconds between looks at the result file
 EVENTS_MAX = 1 << 20            # bytes of the result file read at most
 SANITIZE_EXIT = 86              # compute-sanitizer --error-exitcode
 # RLIMIT_FSIZE of the driver and sanitizer. The largest file a driver
-# writes is a shared input (--input-cache): 4 bytes an element, the timing's
-# size (four times the L2 in ints), 240 MiB on an H200. A larger input is
-# made by each driver, not written (planFillCached).
+# writes is a shared input (--input-cache), the largest the timing's: as
+# many ints as the L2 has bytes (2^24 at least), 240 MiB on an H200. A
+# larger input is made by each driver, not written (planFillCached).
 FSIZE = 1 << 30
 # A driver's waits for the GPU lock are not charged to its limits (see
 # _DriverClock), but its whole life, waits included, is capped at this
