@@ -118,8 +118,11 @@ static double run(const char *mode, int checks, const char *prog)
     HX_CHECK(cudaMalloc(&bufs, 3 * NBUF * sizeof *bufs));
     HX_CHECK(cudaMemset(bufs, 0, 3 * NBUF * sizeof *bufs));
     HX_CHECK(cudaMalloc(&slots, BATCH_SLOTS * sizeof *slots));
-    HX_CHECK(cudaMallocHost(&pinned, (8 + BATCH_SLOTS * sizeof(CheckSlot))));
-    memset(pinned, 0, 8 + BATCH_SLOTS * sizeof(CheckSlot));
+    /* Eight words (the key's, the stand-ins'), then the slots. */
+    const size_t pinnedBytes = 8 * sizeof *pinned +
+                               BATCH_SLOTS * sizeof(CheckSlot);
+    HX_CHECK(cudaMallocHost(&pinned, pinnedBytes));
+    memset(pinned, 0, pinnedBytes);
     CheckSlot *hostSlots = (CheckSlot *)(pinned + 8);
     Spans s;
     spansOfWords(bufs, &s);
