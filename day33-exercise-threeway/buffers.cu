@@ -243,40 +243,37 @@ void driverFailedAt(const char *what)
     exit(HX_EXIT_CUDA);
 }
 
-/* Lays the guards of an input buffer of n words. */
-static void guardInput(hx_guarded *g, size_t n)
+/* Sizes an input buffer to n words and adds its two guards to f. */
+static void guardInput(FillSpans *f, hx_guarded *g, size_t n)
 {
     hx_guarded_resize(g, n);
-    HX_CHECK(cudaMemsetAsync(g->base, HX_GUARD_BYTE, g->guard * sizeof(int),
-                             0));
-    HX_CHECK(cudaMemsetAsync(g->data + n, HX_GUARD_BYTE,
-                             g->guard * sizeof(int), 0));
+    fillAdd(f, g->base, g->guard, HX_GUARD_WORD);
+    fillAdd(f, g->data + n, g->guard, HX_GUARD_WORD);
 }
 
 /* Enqueues the device half of group g, nothing waiting: its input
  * uploaded from src (pageable: the copy is staged by the runtime before
  * the call returns), the guards of every input laid, the ranks made and
  * checked on the device into rank slot slot, the totals copied beside,
- * and the slot copied to the host before any later launch. */
+ * and the slot written to the host before any later launch. */
 void groupEnqueue(Buffers *b, const Group *g, const int *src,
                          int slot)
 {
     const size_t n = g->n;
-    guardInput(&b->in, n);
-    guardInput(&b->negRank, n);
-    guardInput(&b->zeroRank, n);
-    guardInput(&b->totals, 2);
+    FillSpans f;
+    memset(&f, 0, sizeof f);
+    guardInput(&f, &b->in, n);
+    guardInput(&f, &b->negRank, n);
+    guardInput(&f, &b->zeroRank, n);
+    guardInput(&f, &b->totals, 2);
+    kFill(b->dev, &f);
     if (n)
         HX_CHECK(cudaMemcpyAsync(b->in.data, src, n * sizeof(int),
                                  cudaMemcpyHostToDevice, 0));
     b->uploaded = *g;
     prepareRanks(b, n);
-    RankCheck *d = b->rankCheck + slot;
-    kCheckRanks(b->dev, b->in.data, b->negRank.data, b->zeroRank.data, n, d);
-    HX_CHECK(cudaMemcpyAsync(d->totals, b->totals.data, sizeof d->totals,
-                             cudaMemcpyDeviceToDevice, 0));
-    HX_CHECK(cudaMemcpyAsync(b->pinned->rank + slot, d, sizeof *d,
-                             cudaMemcpyDeviceToHost, 0));
+    kCheckRanks(b->dev, b->in.data, b->negRank.data, b->zeroRank.data, n,
+                b->totals.data, b->rankCheck + slot, b->pinned->rank + slot);
 }
 
 int ranksWrong(const RankCheck *r, const Group *g)
@@ -331,10 +328,8 @@ void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline)
     if (baseline)   /* the output is not the baseline's business */
         s.n[BUF_OUT] = s.beforeWords[BUF_OUT] = s.afterWords[BUF_OUT] = 0;
     b->keyWord[slot] = g->key;
-    kCheckLaunch(b->dev, &s, b->checks + slot, &b->pinned->key,
-                 &b->keyWord[slot], b->checkCount++, b->acc);
-    HX_CHECK(cudaMemcpyAsync(b->pinned->scan + slot, b->checks + slot,
-                             sizeof(CheckSlot), cudaMemcpyDeviceToHost, 0));
+    kCheckLaunch(b->dev, &s, b->checks + slot, b->pinned->scan + slot,
+                 &b->pinned->key, &b->keyWord[slot], b->checkCount++, b->acc);
 }
 
 /* Sum sum of a baseline, its pad taken off. */
@@ -435,8 +430,8 @@ void guardsOf(Buffers *b, hx_guard_report *g)
         s.beforeWords[k] = s.afterWords[k] = s.n[k] = 0;
     s.n[BUF_OUT] = 0;
     b->keyWord[0] = 0;
-    kCheckLaunch(b->dev, &s, b->checks, &b->pinned->key, &b->keyWord[0],
-                 b->checkCount++, b->acc);
+    kCheckLaunch(b->dev, &s, b->checks, &b->pinned->spare, &b->pinned->key,
+                 &b->keyWord[0], b->checkCount++, b->acc);
     CheckSlot got;
     HX_CHECK(cudaMemcpy(&got, b->checks, sizeof got, cudaMemcpyDeviceToHost));
     const GuardScan *q = &got.guard[BUF_OUT];
@@ -476,13 +471,13 @@ void runFetched(const Ctx *c, Buffers *b, const Group *g,
     lockGpu(HX_LOCK_SHARED, launchLimit(c, r->n));
     groupDevice(b, g);
     hx_guarded_resize(&b->out, r->n);
-    hx_guarded_poison(&b->out);
+    kPoison(b->dev, &b->out);
     launchChecked(c, c->module, b, r->n, r->blocks, r->block, where);
     waitDone(c, b, r->n, "scatterThreeWay", where);
     guardsOf(b, &guards);
     hx_guarded_fetch_output(&b->out, b->hGot);
     if (r->launches > 1) {
-        hx_guarded_poison(&b->out);
+        kPoison(b->dev, &b->out);
         launchChecked(c, c->module, b, r->n, r->blocks, r->block, where);
         waitDone(c, b, r->n, "scatterThreeWay", where);
         guardsOf(b, &again);

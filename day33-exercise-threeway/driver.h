@@ -88,8 +88,8 @@ typedef struct {
                                            it (ULLONG_MAX: none) */
 } GuardScan;
 
-/* One launch's checks, made on the device and copied to page-locked host
- * memory (it holds nothing from which a reference follows: counts, and
+/* One launch's checks, made on the device and written to page-locked
+ * host memory by digestEnd (it holds nothing from which a reference follows: counts, and
  * digests padded under a key the kernel never sees). */
 typedef struct {
     GuardScan guard[NBUF];
@@ -122,18 +122,46 @@ void kScatterTwoWay(const hx_device *dev, const int *in, const int *rank,
 void kCopy(const hx_device *dev, const int *in, int *out, size_t n);
 void kMaskInput(const hx_device *dev, const int *base, int *in, size_t n,
                 int mask);
+/* The ranks' check into *r (device), the totals beside it, and the
+ * whole written to *host (page-locked) by a kernel. */
 void kCheckRanks(const hx_device *dev, const int *in, const int *negRank,
-                 const int *zeroRank, size_t n, RankCheck *r);
-/* Enqueues one launch's checks into *slot (device): the guards of every
- * span, then the key (*keyWord, pageable) put in *pinnedKey by a host
- * function that runs only once everything before it in the stream has
- * ended, moved to the device word acc[2 * NBUF] and wiped from the
- * page-locked word, the digests, padded for check number check, and the
- * device word wiped (kernels.cu's opening comment says why). acc: the
- * 2 * NBUF sums, the key word, a zero word; all zero on entry. */
+                 const int *zeroRank, size_t n, const int *totals,
+                 RankCheck *r, RankCheck *host);
+
+/* Spans of device words, each to be filled with one word: the guards and
+ * the poison, by one kernel (kFill) rather than a cudaMemset each
+ * (kernels.cu's opening comment says why). */
+#define FILL_SPANS 8
+typedef struct {
+    int *p[FILL_SPANS];
+    size_t n[FILL_SPANS];
+    int value[FILL_SPANS];
+    int count;
+} FillSpans;
+
+static inline void fillAdd(FillSpans *f, int *p, size_t n, int value)
+{
+    f->p[f->count] = p;
+    f->n[f->count] = n;
+    f->value[f->count] = value;
+    ++f->count;
+}
+void kFill(const hx_device *dev, const FillSpans *f);
+/* Every guard word of g to HX_GUARD_WORD and data[0..n) to HX_POISON:
+ * hx_guarded_poison, by one kernel. */
+void kPoison(const hx_device *dev, const hx_guarded *g);
+/* Enqueues one launch's checks into *slot (device), then written to
+ * *hostSlot (page-locked, done last): the guards of every span, then the
+ * key (*keyWord, pageable) put in *pinnedKey by a host function that runs
+ * only once everything before it in the stream has ended, moved to the
+ * device word acc[2 * NBUF] and wiped from the page-locked word, the
+ * digests, padded for check number check, and the device word wiped
+ * (kernels.cu's opening comment says why). acc: the 2 * NBUF sums, the
+ * key word, a spare word; all zero on entry. */
 void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
-                  volatile uint64_t *pinnedKey, const uint64_t *keyWord,
-                  uint64_t check, unsigned long long *acc);
+                  CheckSlot *hostSlot, volatile uint64_t *pinnedKey,
+                  const uint64_t *keyWord, uint64_t check,
+                  unsigned long long *acc);
 
 /* ------------------------------------------------------------------ */
 /* runs.cu                                                             */
@@ -167,6 +195,7 @@ typedef struct {
 
 typedef struct {
     CheckSlot scan[CHECK_SLOTS];
+    CheckSlot spare;       /* guardsOf's, outside any batch */
     RankCheck rank[BATCH_GROUPS];
     uint64_t key;          /* the key, only while a check reads it */
 } Pinned;

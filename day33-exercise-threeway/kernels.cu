@@ -22,10 +22,10 @@
  *   each group of runs, and kept in pageable memory. It reaches the GPU
  *   only through a host function queued in the stream after the student's
  *   launch (putKey): the stream runs it only once the kernel has ended; it
- *   writes the key into one page-locked word, which a copy then moves to
- *   one device word and a second copy overwrites with zeros; digestEnd
- *   zeroes the device word. All of it in stream order, between the
- *   student's launch and the next: no kernel parameter and no queued
+ *   writes the key into one page-locked word, which a one-thread kernel
+ *   (keyIn) then moves to one device word, zeroing the page-locked one;
+ *   digestEnd zeroes the device word. All of it in stream order, between
+ *   the student's launch and the next: no kernel parameter and no queued
  *   copy ever holds the key, so while the student's kernel runs the key
  *   is nowhere the GPU can address, and no launch can read the key of
  *   any check. (The digest kernels hold it in registers while they run;
@@ -42,8 +42,19 @@
  *   random function here: it is not a proven one).
  * - What the device reports is padded: D + pad(K, check, buffer) mod p,
  *   a pad that differs for every check. The reports sit in page-locked
- *   memory, which a later launch can read; padded, they tell it nothing
- *   about the weights, so no sequence of launches can learn them.
+ *   memory, which a later launch can read or overwrite; padded, they tell
+ *   it nothing about the weights, so no sequence of launches can learn
+ *   them, and a report overwritten with anything but the reference's
+ *   padded digest, which it cannot know, fails.
+ * - Why kernels and not copies: every check stays on the GPU's compute
+ *   engine, one host function its only wait on the host. A copy between
+ *   two kernels makes the stream wait for another engine, and each such
+ *   wait lets every other process's context have the GPU first: with
+ *   twelve drivers on one GPU a check's three small copies cost 1.7 ms
+ *   where kernels alone cost 0.02 ms (solution/dev/stream_cost.cu;
+ *   harness/grader/MAINTAINERS.md, "Speed"). So the guards are laid, the
+ *   output poisoned, the key moved and the reports written to the host
+ *   by kernels (fillSpans, keyIn, digestEnd, ranksEnd).
  * - The sums of a digest live in device memory only between the digest
  *   and digestEnd, which folds, pads and zeroes them: no student code runs
  *   in between (one stream, in order).
@@ -329,6 +340,30 @@ static __global__ void checkRanks(const int* __restrict__ in,
     }
 }
 
+/* The totals beside the ranks' check, and the check written to the
+ * host's page-locked slot (no copy: see the opening comment). */
+static __global__ void ranksEnd(RankCheck *r, const int *totals,
+                                volatile RankCheck *host)
+{
+    host->bad = r->bad;
+    host->first = r->first;
+    host->totals[0] = totals[0];
+    host->totals[1] = totals[1];
+    __threadfence_system();
+}
+
+/* ------------------------------------------------------------------ */
+/* Filling: the guards and the poison.                                 */
+
+static __global__ void fillSpans(FillSpans f)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    const size_t t0 = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int k = 0; k < f.count; ++k)
+        for (size_t i = t0; i < f.n[k]; i += stride)
+            f.p[k][i] = f.value[k];
+}
+
 /* ------------------------------------------------------------------ */
 /* One launch's checks: guards, then digests.                          */
 
@@ -397,9 +432,11 @@ static __global__ void digestSpans(Spans s, const volatile uint64_t *keyp,
 }
 
 /* Folds each sum mod p, pads it, stores it in the slot, zeroes the sums
- * and wipes the device's copy of the key. */
+ * and wipes the device's copy of the key; then writes the slot to the
+ * host's page-locked one, done last. */
 static __global__ void digestEnd(unsigned long long *acc, CheckSlot *slot,
-                                 volatile uint64_t *keyp, uint64_t check)
+                                 volatile uint64_t *keyp, uint64_t check,
+                                 volatile CheckSlot *host)
 {
     const uint64_t key = *keyp;
     for (int b = 0; b < NBUF; ++b) {
@@ -410,8 +447,26 @@ static __global__ void digestEnd(unsigned long long *acc, CheckSlot *slot,
         acc[2 * b] = acc[2 * b + 1] = 0;
     }
     *keyp = 0;
-    __threadfence_system();
+    for (int b = 0; b < NBUF; ++b) {
+        host->guard[b].before = slot->guard[b].before;
+        host->guard[b].after = slot->guard[b].after;
+        host->guard[b].nearBefore = slot->guard[b].nearBefore;
+        host->guard[b].nearAfter = slot->guard[b].nearAfter;
+        host->digest[b] = slot->digest[b];
+    }
     slot->done = 1;
+    __threadfence_system();
+    host->done = 1;
+    __threadfence_system();
+}
+
+/* Moves the key from the page-locked word, where putKey wrote it, to the
+ * device word, and zeroes the page-locked one. */
+static __global__ void keyIn(volatile uint64_t *pinned, uint64_t *dev)
+{
+    *dev = *pinned;
+    *pinned = 0;
+    __threadfence_system();
 }
 
 /* The keys in flight: a host function's argument must outlive its
@@ -468,7 +523,8 @@ void kMaskInput(const hx_device *dev, const int *base, int *in, size_t n,
 }
 
 void kCheckRanks(const hx_device *dev, const int *in, const int *negRank,
-                 const int *zeroRank, size_t n, RankCheck *r)
+                 const int *zeroRank, size_t n, const int *totals,
+                 RankCheck *r, RankCheck *host)
 {
     resetRanks<<<1, 1>>>(r);
     HX_CHECK_LAUNCH("resetRanks");
@@ -477,11 +533,35 @@ void kCheckRanks(const hx_device *dev, const int *in, const int *negRank,
                                                            zeroRank, n, r);
         HX_CHECK_LAUNCH("checkRanks");
     }
+    ranksEnd<<<1, 1>>>(r, totals, host);
+    HX_CHECK_LAUNCH("ranksEnd");
+}
+
+void kFill(const hx_device *dev, const FillSpans *f)
+{
+    size_t most = 0;
+    for (int k = 0; k < f->count; ++k)
+        most = f->n[k] > most ? f->n[k] : most;
+    if (!most)
+        return;
+    fillSpans<<<hx_grid_for(dev, most, BLOCK), BLOCK>>>(*f);
+    HX_CHECK_LAUNCH("fillSpans");
+}
+
+void kPoison(const hx_device *dev, const hx_guarded *g)
+{
+    FillSpans f;
+    memset(&f, 0, sizeof f);
+    fillAdd(&f, g->base, g->guard, HX_GUARD_WORD);
+    fillAdd(&f, g->data, g->n, HX_POISON);
+    fillAdd(&f, g->data + g->n, hx_guarded_after(g), HX_GUARD_WORD);
+    kFill(dev, &f);
 }
 
 void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
-                  volatile uint64_t *pinnedKey, const uint64_t *keyWord,
-                  uint64_t check, unsigned long long *acc)
+                  CheckSlot *hostSlot, volatile uint64_t *pinnedKey,
+                  const uint64_t *keyWord, uint64_t check,
+                  unsigned long long *acc)
 {
     size_t guardWords = 0, words = 0;
     for (int b = 0; b < NBUF; ++b) {
@@ -491,26 +571,23 @@ void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
         words = s->n[b] > words ? s->n[b] : words;
     }
     uint64_t *devKey = (uint64_t *)(acc + 2 * NBUF);
-    const uint64_t *zero = (const uint64_t *)(acc + 2 * NBUF + 1);
     resetSlot<<<1, 1>>>(slot);
     HX_CHECK_LAUNCH("resetSlot");
     scanGuards<<<hx_grid_for(dev, guardWords, BLOCK), BLOCK>>>(*s, slot);
     HX_CHECK_LAUNCH("scanGuards");
     /* The key: written to the page-locked word by the host once the
-     * stream gets there, copied to the device word, and the page-locked
-     * word wiped by a copy of zeros, all in stream order; digestEnd wipes
-     * the device word. */
+     * stream gets there, moved to the device word by keyIn, which wipes
+     * the page-locked word, all in stream order; digestEnd wipes the
+     * device word. */
     KeyPut *k = &g_keyRing[g_keyNext++ % (sizeof g_keyRing /
                                           sizeof g_keyRing[0])];
     k->dst = pinnedKey;
     k->key = *keyWord;
     HX_CHECK(cudaLaunchHostFunc(0, putKey, k));
-    HX_CHECK(cudaMemcpyAsync(devKey, (const void *)pinnedKey,
-                             sizeof(uint64_t), cudaMemcpyHostToDevice, 0));
-    HX_CHECK(cudaMemcpyAsync((void *)pinnedKey, zero, sizeof(uint64_t),
-                             cudaMemcpyDeviceToHost, 0));
+    keyIn<<<1, 1>>>(pinnedKey, devKey);
+    HX_CHECK_LAUNCH("keyIn");
     digestSpans<<<hx_grid_for(dev, words, BLOCK), BLOCK>>>(*s, devKey, acc);
     HX_CHECK_LAUNCH("digestSpans");
-    digestEnd<<<1, 1>>>(acc, slot, devKey, check);
+    digestEnd<<<1, 1>>>(acc, slot, devKey, check, hostSlot);
     HX_CHECK_LAUNCH("digestEnd");
 }

@@ -576,7 +576,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
                 pthread_mutex_unlock(&g_flightLock);
             }
             hx_guarded_resize(&b->out, r->n);
-            hx_guarded_poison(&b->out);
+            kPoison(b->dev, &b->out);
             const CUresult rc = launchTry(c->module, b, r->n, r->blocks,
                                           r->block);
             if (rc != CUDA_SUCCESS) {

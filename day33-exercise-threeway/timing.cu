@@ -61,7 +61,7 @@ static int checkRow(Work *w, const char *what, hx_work work, const int *want)
 {
     Buffers *b = w->b;
     hx_guard_report g;
-    hx_guarded_poison(&b->out);
+    kPoison(b->dev, &b->out);
     work(w);
     waitDone(w->c, b, w->n, what, "the timing's check");
     guardsOf(b, &g);
@@ -261,7 +261,7 @@ const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
         shift[BUF_OUT] = maskShift(m, refPos, refNeg);
         shift[BUF_IN] = maskShift(m, inPos, inNeg);
         kMaskInput(b->dev, b->pristine, b->in.data, n, (int)m);
-        hx_guarded_poison(&b->out);
+        kPoison(b->dev, &b->out);
         HX_CHECK(cudaEventRecord(ev[0], 0));
         workCopy(&w);
         HX_CHECK(cudaEventRecord(ev[1], 0));
@@ -277,7 +277,7 @@ const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
             const int k = order[q];
             if (k == T_REF && !withRef)
                 continue;
-            hx_guarded_poison(&b->out);
+            kPoison(b->dev, &b->out);
             HX_CHECK(cudaEventRecord(ev[2 * k], 0));
             if (k == T_SPLIT)
                 workSplit(&w);

@@ -172,7 +172,7 @@ static double run(const char *mode, int checks, const char *prog)
                 }
             }
             if (driver) {
-                kCheckLaunch(&dev, &s, slots + k,
+                kCheckLaunch(&dev, &s, slots + k, hostSlots + k,
                              (volatile uint64_t *)pinned, &key,
                              (uint64_t)(done + k), acc);
             } else {
