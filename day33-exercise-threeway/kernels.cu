@@ -20,17 +20,18 @@
  *   the reference's, each input's with its baseline's.
  * - The key is drawn on the host from /dev/urandom (randomWord), one for
  *   each group of runs, and kept in pageable memory. It reaches the GPU
- *   only through a host function queued in the stream after the student's
- *   launch, by a host thread (feedKeys) that writes it into a page-locked
- *   word only once an event recorded after the launch has completed, that
- *   is once the kernel has ended (an event is the driver's own record:
- *   no kernel can complete it early). A one-thread kernel queued after
- *   the event (awaitKey) waits for the word's check number, moves the key
- *   to one device word and zeroes the page-locked one; digestEnd zeroes
- *   the device word. All of it in stream order, between the student's
- *   launch and the next: no kernel parameter and no queued copy ever
- *   holds the key, so while the student's kernel runs the key is nowhere
- *   the GPU can address, and no launch can read the key of any check. (The digest kernels hold it in registers while they run;
+ *   only after the student's launch, by a host thread (feedKeys) that
+ *   writes it into a page-locked word only once an event recorded after
+ *   the launch has completed, that is once the kernel has ended (an event
+ *   is the driver's own record: no kernel can complete it early). A
+ *   one-thread kernel queued after the event (awaitKey) waits for the
+ *   word's check number, moves the key to one device word and zeroes the
+ *   page-locked one; digestEnd zeroes the device word. All of it in
+ *   stream order, between the student's launch and the next: no kernel
+ *   parameter and no queued copy ever holds the key, so while the
+ *   student's kernel runs the key is nowhere the GPU can address, and no
+ *   launch can read the key of any check. (The digest kernels hold it in
+ *   registers while they run;
  *   a later kernel that reads registers it never wrote is outside what
  *   CUDA C can express, and the key is one group's: the next group draws
  *   another.)

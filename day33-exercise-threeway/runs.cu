@@ -15,7 +15,7 @@
  * mix) as the pageable stage holds (STAGE_INTS; a larger group alone),
  * each group's input uploaded from the stage, its ranks made and checked,
  * then its runs, all in stream order, and one wait for the whole batch.
- * Each launch's checks are copied to the host as soon as they are made,
+ * Each launch's checks are written to the host as soon as they are made,
  * so the first slot not yet arrived names the run a fault or a hang is
  * in. A second thread, the watchdog, stops the process (exit 6, after a
  * "timeout" event) when a launch of the batch has run past its limit, or
