@@ -541,19 +541,28 @@ static void *feedKeys(void *arg)
     }
 }
 
-static void feedStop(void)
+/* Ends the thread (at exit, and before a device reset: its events go
+ * with the context); the next key starts it again. */
+void kKeysStop(void)
 {
+    if (!g_feeding)
+        return;
     pthread_mutex_lock(&g_keyLock);
     g_feedStop = 1;
     pthread_cond_broadcast(&g_keyCond);
     pthread_mutex_unlock(&g_keyLock);
     pthread_join(g_feeder, NULL);
+    for (int i = 0; i < KEY_RING; ++i)
+        (void)cudaEventDestroy(g_keys[i].ev);
+    g_feeding = g_feedStop = g_feedDead = 0;
+    g_pushed = g_fed = 0;
 }
 
 /* Queues the key of check seq - 1, for word, after the stream's work so
  * far (the student's launch): an event, which the thread waits for. */
 static void feedKey(volatile uint64_t *word, uint64_t key, uint64_t seq)
 {
+    static int atExit;
     if (!g_feeding) {
         for (int i = 0; i < KEY_RING; ++i)
             HX_CHECK(cudaEventCreateWithFlags(&g_keys[i].ev,
@@ -563,7 +572,8 @@ static void feedKey(volatile uint64_t *word, uint64_t key, uint64_t seq)
             exit(HX_EXIT_CUDA);
         }
         g_feeding = 1;
-        atexit(feedStop);
+        if (!atExit++)
+            atexit(kKeysStop);
     }
     pthread_mutex_lock(&g_keyLock);
     while (g_pushed - g_fed >= KEY_RING && !g_feedDead)
