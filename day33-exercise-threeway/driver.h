@@ -159,13 +159,13 @@ void kPoison(const hx_device *dev, const hx_guarded *g);
  * wiped (kernels.cu's opening comment says why). acc: the 2 * NBUF sums,
  * the key word, a spare word; all zero on entry. check: increasing for
  * each pinnedKey. */
-/* Stops the host thread that delivers the keys (before a device reset;
- * also at exit). */
-void kKeysStop(void);
 void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
                   CheckSlot *hostSlot, volatile uint64_t *pinnedKey,
                   const uint64_t *keyWord, uint64_t check,
                   unsigned long long *acc);
+/* Stops the host thread that delivers the keys (before a device reset;
+ * also at exit). */
+void kKeysStop(void);
 
 /* ------------------------------------------------------------------ */
 /* runs.cu                                                             */
