@@ -329,7 +329,7 @@ void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline)
         s.n[BUF_OUT] = s.beforeWords[BUF_OUT] = s.afterWords[BUF_OUT] = 0;
     b->keyWord[slot] = g->key;
     kCheckLaunch(b->dev, &s, b->checks + slot, b->pinned->scan + slot,
-                 b->pinned->key, &b->keyWord[slot], b->checkCount++, b->acc);
+                 &b->pinned->key, &b->keyWord[slot], b->checkCount++, b->acc);
 }
 
 /* Sum sum of a baseline, its pad taken off. */
@@ -430,7 +430,7 @@ void guardsOf(Buffers *b, hx_guard_report *g)
         s.beforeWords[k] = s.afterWords[k] = s.n[k] = 0;
     s.n[BUF_OUT] = 0;
     b->keyWord[0] = 0;
-    kCheckLaunch(b->dev, &s, b->checks, &b->pinned->spare, b->pinned->key,
+    kCheckLaunch(b->dev, &s, b->checks, &b->pinned->spare, &b->pinned->key,
                  &b->keyWord[0], b->checkCount++, b->acc);
     CheckSlot got;
     HX_CHECK(cudaMemcpy(&got, b->checks, sizeof got, cudaMemcpyDeviceToHost));

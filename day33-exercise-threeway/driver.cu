@@ -386,7 +386,6 @@ static void teardown(Session *s)
 {
     lockGpu(HX_LOCK_SHARED, quietLimit(&s->a));
     buffersFree(&s->b);
-    kKeysStop();
     HX_CHECK(cudaDeviceReset());
     unlockGpu();
     lockClose();

@@ -152,20 +152,16 @@ void kFill(const hx_device *dev, const FillSpans *f);
 void kPoison(const hx_device *dev, const hx_guarded *g);
 /* Enqueues one launch's checks into *slot (device), then written to
  * *hostSlot (page-locked, done last): the guards of every span, then the
- * key (*keyWord, pageable) put in pinnedKey[0..1] (with check + 1) by a
- * host thread only once everything before it in the stream has ended,
- * moved to the device word acc[2 * NBUF] and wiped from the page-locked
- * word, the digests, padded for check number check, and the device word
- * wiped (kernels.cu's opening comment says why). acc: the 2 * NBUF sums,
- * the key word, a spare word; all zero on entry. check: increasing for
- * each pinnedKey. */
+ * key (*keyWord, pageable) put in *pinnedKey by a host function that runs
+ * only once everything before it in the stream has ended, moved to the
+ * device word acc[2 * NBUF] and wiped from the page-locked word, the
+ * digests, padded for check number check, and the device word wiped
+ * (kernels.cu's opening comment says why). acc: the 2 * NBUF sums, the
+ * key word, a spare word; all zero on entry. */
 void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
                   CheckSlot *hostSlot, volatile uint64_t *pinnedKey,
                   const uint64_t *keyWord, uint64_t check,
                   unsigned long long *acc);
-/* Stops the host thread that delivers the keys (before a device reset;
- * also at exit). */
-void kKeysStop(void);
 
 /* ------------------------------------------------------------------ */
 /* runs.cu                                                             */
@@ -201,8 +197,7 @@ typedef struct {
     CheckSlot scan[CHECK_SLOTS];
     CheckSlot spare;       /* guardsOf's, outside any batch */
     RankCheck rank[BATCH_GROUPS];
-    uint64_t key[2];       /* the key, only while a check reads it, and
-                              its check's number + 1 (awaitKey) */
+    uint64_t key;          /* the key, only while a check reads it */
 } Pinned;
 
 typedef struct {

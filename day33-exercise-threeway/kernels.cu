@@ -20,18 +20,15 @@
  *   the reference's, each input's with its baseline's.
  * - The key is drawn on the host from /dev/urandom (randomWord), one for
  *   each group of runs, and kept in pageable memory. It reaches the GPU
- *   only after the student's launch, by a host thread (feedKeys) that
- *   writes it into a page-locked word only once an event recorded after
- *   the launch has completed, that is once the kernel has ended (an event
- *   is the driver's own record: no kernel can complete it early). A
- *   one-thread kernel queued after the event (awaitKey) waits for the
- *   word's check number, moves the key to one device word and zeroes the
- *   page-locked one; digestEnd zeroes the device word. All of it in
- *   stream order, between the student's launch and the next: no kernel
- *   parameter and no queued copy ever holds the key, so while the
- *   student's kernel runs the key is nowhere the GPU can address, and no
- *   launch can read the key of any check. (The digest kernels hold it in
- *   registers while they run;
+ *   only through a host function queued in the stream after the student's
+ *   launch (putKey): the stream runs it only once the kernel has ended; it
+ *   writes the key into one page-locked word, which a one-thread kernel
+ *   (keyIn) then moves to one device word, zeroing the page-locked one;
+ *   digestEnd zeroes the device word. All of it in stream order, between
+ *   the student's launch and the next: no kernel parameter and no queued
+ *   copy ever holds the key, so while the student's kernel runs the key
+ *   is nowhere the GPU can address, and no launch can read the key of
+ *   any check. (The digest kernels hold it in registers while they run;
  *   a later kernel that reads registers it never wrote is outside what
  *   CUDA C can express, and the key is one group's: the next group draws
  *   another.)
@@ -49,17 +46,18 @@
  *   it nothing about the weights, so no sequence of launches can learn
  *   them, and a report overwritten with anything but the reference's
  *   padded digest, which it cannot know, fails.
- * - Why kernels, and a kernel that waits: every check stays on the GPU's
- *   compute engine and the stream never waits on the host or on another
- *   engine. Such a wait (a copy between two kernels, a host function, a
- *   cuStreamWaitValue32) lets every other process's context have the GPU
- *   first: with twelve drivers on one GPU a check's three small copies
- *   cost 1.7 ms, a host function 1.7 ms more, where kernels alone cost
- *   0.02 ms (solution/dev/stream_cost.cu; harness/grader/MAINTAINERS.md,
- *   "Speed"). So the guards are laid, the output poisoned and the reports
- *   written to the host by kernels (fillSpans, digestEnd, ranksEnd), and
- *   the key awaited by a running kernel (awaitKey) rather than by the
- *   stream.
+ * - Why kernels and not copies: every check stays on the GPU's compute
+ *   engine, one host function its only wait on the host. A copy between
+ *   two kernels makes the stream wait for another engine, and each such
+ *   wait lets every other process's context have the GPU first: with
+ *   twelve drivers on one GPU a check's three small copies cost 1.7 ms
+ *   where kernels alone cost 0.02 ms (solution/dev/stream_cost.cu;
+ *   harness/grader/MAINTAINERS.md, "Speed"). So the guards are laid, the
+ *   output poisoned, the key moved and the reports written to the host
+ *   by kernels (fillSpans, keyIn, digestEnd, ranksEnd). The host function
+ *   stays: a kernel that spins on a page-locked word until a host thread
+ *   has seen the launch's event complete graded fewer copies of a class
+ *   in the same time (the GPU idles in its time slice while it spins).
  * - The sums of a digest live in device memory only between the digest
  *   and digestEnd, which folds, pads and zeroes them: no student code runs
  *   in between (one stream, in order).
@@ -74,8 +72,6 @@
  */
 #include <climits>
 #include <cstring>
-#include <pthread.h>
-#include <time.h>
 
 #include "driver.h"
 #include "hx_gpu.h"
@@ -467,127 +463,30 @@ static __global__ void digestEnd(unsigned long long *acc, CheckSlot *slot,
     __threadfence_system();
 }
 
-/* Waits until the page-locked pair word[0..1] holds the key of check
- * seq - 1 (word[1] == seq: feedKeys writes it only once the student's
- * launch before it has ended), moves the key to the device word and
- * zeroes the page-locked one. */
-static __global__ void awaitKey(volatile uint64_t *word, uint64_t seq,
-                                uint64_t *dev)
+/* Moves the key from the page-locked word, where putKey wrote it, to the
+ * device word, and zeroes the page-locked one. */
+static __global__ void keyIn(volatile uint64_t *pinned, uint64_t *dev)
 {
-    while (word[1] != seq)
-        __nanosleep(200);
-    __threadfence_system();
-    *dev = word[0];
-    word[0] = 0;
+    *dev = *pinned;
+    *pinned = 0;
     __threadfence_system();
 }
 
-/* ------------------------------------------------------------------ */
-/* The keys' delivery: a host thread, in check order.                  */
-
-#define KEY_RING 2048   /* above a batch's checks (CHECK_SLOTS) */
+/* The keys in flight: a host function's argument must outlive its
+ * enqueueing; a batch waits before the next, so a ring larger than a
+ * batch is enough. */
 typedef struct {
-    cudaEvent_t ev;              /* recorded after the student's launch */
-    uint64_t key, seq;
-    volatile uint64_t *word;     /* page-locked: the key, then seq */
+    volatile uint64_t *dst;
+    uint64_t key;
 } KeyPut;
-static KeyPut g_keys[KEY_RING];
-static unsigned long long g_pushed, g_fed;
-static int g_feeding, g_feedDead;
-static volatile int g_feedStop;
-static pthread_t g_feeder;
-static pthread_mutex_t g_keyLock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_keyCond = PTHREAD_COND_INITIALIZER;
+static KeyPut g_keyRing[2 * BATCH_SLOTS + 64];
+static unsigned g_keyNext;
 
-/* Writes each queued key once its event has completed, in order. An
- * event that fails (the context is lost) ends the thread: no key is
- * written after a fault. */
-static void *feedKeys(void *arg)
+static void CUDART_CB putKey(void *arg)
 {
-    (void)arg;
-    for (;;) {
-        pthread_mutex_lock(&g_keyLock);
-        while (g_fed == g_pushed && !g_feedStop)
-            pthread_cond_wait(&g_keyCond, &g_keyLock);
-        const int stop = g_feedStop;
-        KeyPut *k = &g_keys[g_fed % KEY_RING];
-        pthread_mutex_unlock(&g_keyLock);
-        if (stop)
-            return NULL;
-        for (int polls = 0;; ++polls) {
-            const cudaError_t e = cudaEventQuery(k->ev);
-            if (e == cudaSuccess)
-                break;
-            if (e != cudaErrorNotReady || g_feedStop) {
-                pthread_mutex_lock(&g_keyLock);
-                g_feedDead = 1;
-                pthread_cond_broadcast(&g_keyCond);
-                pthread_mutex_unlock(&g_keyLock);
-                return NULL;
-            }
-            if (polls > 200) {
-                const struct timespec nap = {0, 20000};
-                nanosleep(&nap, NULL);
-            }
-        }
-        k->word[0] = k->key;
-        __sync_synchronize();
-        k->word[1] = k->seq;
-        __sync_synchronize();
-        pthread_mutex_lock(&g_keyLock);
-        ++g_fed;
-        pthread_cond_broadcast(&g_keyCond);
-        pthread_mutex_unlock(&g_keyLock);
-    }
-}
-
-/* Ends the thread (at exit, and before a device reset: its events go
- * with the context); the next key starts it again. */
-void kKeysStop(void)
-{
-    if (!g_feeding)
-        return;
-    pthread_mutex_lock(&g_keyLock);
-    g_feedStop = 1;
-    pthread_cond_broadcast(&g_keyCond);
-    pthread_mutex_unlock(&g_keyLock);
-    pthread_join(g_feeder, NULL);
-    for (int i = 0; i < KEY_RING; ++i)
-        (void)cudaEventDestroy(g_keys[i].ev);
-    g_feeding = g_feedStop = g_feedDead = 0;
-    g_pushed = g_fed = 0;
-}
-
-/* Queues the key of check seq - 1, for word, after the stream's work so
- * far (the student's launch): an event, which the thread waits for. */
-static void feedKey(volatile uint64_t *word, uint64_t key, uint64_t seq)
-{
-    static int atExit;
-    if (!g_feeding) {
-        for (int i = 0; i < KEY_RING; ++i)
-            HX_CHECK(cudaEventCreateWithFlags(&g_keys[i].ev,
-                                              cudaEventDisableTiming));
-        if (pthread_create(&g_feeder, NULL, feedKeys, NULL) != 0) {
-            perror("pthread_create");
-            exit(HX_EXIT_CUDA);
-        }
-        g_feeding = 1;
-        if (!atExit++)
-            atexit(kKeysStop);
-    }
-    pthread_mutex_lock(&g_keyLock);
-    while (g_pushed - g_fed >= KEY_RING && !g_feedDead)
-        pthread_cond_wait(&g_keyCond, &g_keyLock);
-    KeyPut *k = &g_keys[g_pushed % KEY_RING];
-    pthread_mutex_unlock(&g_keyLock);
-    k->key = key;
-    k->seq = seq;
-    k->word = word;
-    HX_CHECK(cudaEventRecord(k->ev, 0));
-    pthread_mutex_lock(&g_keyLock);
-    ++g_pushed;
-    pthread_cond_signal(&g_keyCond);
-    pthread_mutex_unlock(&g_keyLock);
+    KeyPut *k = (KeyPut *)arg;
+    *k->dst = k->key;
+    __sync_synchronize();
 }
 
 /* ------------------------------------------------------------------ */
@@ -679,13 +578,17 @@ void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
     HX_CHECK_LAUNCH("resetSlot");
     scanGuards<<<hx_grid_for(dev, guardWords, BLOCK), BLOCK>>>(*s, slot);
     HX_CHECK_LAUNCH("scanGuards");
-    /* The key: written to the page-locked pair by feedKeys once the
-     * stream's work so far has ended, moved to the device word by
-     * awaitKey, which wipes the page-locked word; digestEnd wipes the
+    /* The key: written to the page-locked word by the host once the
+     * stream gets there, moved to the device word by keyIn, which wipes
+     * the page-locked word, all in stream order; digestEnd wipes the
      * device word. */
-    feedKey(pinnedKey, *keyWord, check + 1);
-    awaitKey<<<1, 1>>>(pinnedKey, check + 1, devKey);
-    HX_CHECK_LAUNCH("awaitKey");
+    KeyPut *k = &g_keyRing[g_keyNext++ % (sizeof g_keyRing /
+                                          sizeof g_keyRing[0])];
+    k->dst = pinnedKey;
+    k->key = *keyWord;
+    HX_CHECK(cudaLaunchHostFunc(0, putKey, k));
+    keyIn<<<1, 1>>>(pinnedKey, devKey);
+    HX_CHECK_LAUNCH("keyIn");
     digestSpans<<<hx_grid_for(dev, words, BLOCK), BLOCK>>>(*s, devKey, acc);
     HX_CHECK_LAUNCH("digestSpans");
     digestEnd<<<1, 1>>>(acc, slot, devKey, check, hostSlot);
