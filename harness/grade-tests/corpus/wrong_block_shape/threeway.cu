@@ -1,12 +1,16 @@
-/* corpus/wrong_block_shape: expected unwritten: right for every block
- * size that is a multiple of 32; otherwise the last thread of each block
- * writes nothing (a kernel that assumes whole warps). Every block size of
- * the plan was once a multiple of 32.
+/* corpus/wrong_block_shape: expected unwritten or boundary: right for
+ * every block size that is a multiple of 32; otherwise the last thread of
+ * each block writes nothing (a kernel that assumes whole warps). Every
+ * block size of the plan was once a multiple of 32.
  *
  * Through the driver: the test tiny runs a grid of 3 blocks of 7 threads
- * at every n from 0 to 64: at n = 7 the last thread of block 0 holds an
- * element: unwritten; block_shapes (1, 7, 33, 100, 255, 1000, 1023 threads)
- * fails too. */
+ * at every n from 0 to 64: at n = 7 the last thread of block 0 holds the
+ * last element, whose slot is never written; block_shapes (1, 7, 33, 100,
+ * 255, 1000, 1023 threads) fails too. The drawn input decides the verdict,
+ * as for wrong_octave: a positive last element leaves the output's last
+ * slot unwritten (unwritten); a negative or a zero leaves its group's last
+ * slot unwritten, read as a boundary one slot early (boundary; seen on the
+ * H200 with --seed 5: "boundaries found 2, 6; want 3, 6"). */
 #include <cstddef>
 
 __global__ void scatterThreeWay(const int* __restrict__ in,
