@@ -89,8 +89,9 @@ typedef struct {
 } GuardScan;
 
 /* One launch's checks, made on the device and written to page-locked
- * host memory by digestEnd (it holds nothing from which a reference follows: counts, and
- * digests padded under a key the kernel never sees). */
+ * host memory by digestEnd (it holds nothing from which a reference
+ * follows: counts, and digests padded under a key the kernel never
+ * sees). */
 typedef struct {
     GuardScan guard[NBUF];
     unsigned long long digest[NBUF];   /* padded digests */
@@ -148,7 +149,9 @@ static inline void fillAdd(FillSpans *f, int *p, size_t n, int value)
 }
 void kFill(const hx_device *dev, const FillSpans *f);
 /* Every guard word of g to HX_GUARD_WORD and data[0..n) to HX_POISON:
- * hx_guarded_poison, by one kernel. */
+ * hx_guarded_poison, by one kernel instead of three memsets (the labs
+ * keep hx_guarded_poison: their checks are few and never side by side
+ * with other processes). */
 void kPoison(const hx_device *dev, const hx_guarded *g);
 /* Enqueues one launch's checks into *slot (device), then written to
  * *hostSlot (page-locked, done last): the guards of every span, then the
