@@ -62,7 +62,7 @@ size_t deviceBytes(size_t cap, int timing)
     return (3 + (timing ? 1 : 0)) * (ints + 2 * IN_GUARD_WORDS) *
                sizeof(int) +
            (cap + 2 * GUARD_WORDS) * sizeof(int) + scanPlanBytes(cap) +
-           SNAP_INTS * sizeof(int) + (1u << 20);
+           (1u << 20);
 }
 
 /* An input buffer: its guards laid once here, and after each upload
@@ -101,11 +101,6 @@ void buffersAlloc(Buffers *b, const hx_device *dev, size_t cap, int timing)
                         (2 * NBUF + 2) * sizeof(unsigned long long)));
     HX_CHECK(cudaMallocHost(&b->pinned, sizeof(Pinned)));
     memset(b->pinned, 0, sizeof(Pinned));
-    HX_CHECK(cudaMalloc(&b->snaps, SNAP_INTS * sizeof(int)));
-    HX_CHECK(cudaMalloc(&b->devKeys, CHECK_SLOTS * sizeof(uint64_t)));
-    HX_CHECK(cudaMemset(b->devKeys, 0, CHECK_SLOTS * sizeof(uint64_t)));
-    b->pend = (PendingCheck *)hostAlloc(CHECK_SLOTS, sizeof(PendingCheck),
-                                        "the deferred checks");
     HX_CHECK(cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming));
     hx_guarded_alloc_wide(&b->out, cap, GUARD_WORDS);
     b->hIn = (int *)hostAlloc(cap, sizeof(int), "the input");
@@ -126,9 +121,6 @@ void buffersFree(Buffers *b)
     HX_CHECK(cudaFree(b->rankCheck));
     HX_CHECK(cudaFree(b->acc));
     HX_CHECK(cudaFreeHost(b->pinned));
-    HX_CHECK(cudaFree(b->snaps));
-    HX_CHECK(cudaFree(b->devKeys));
-    free(b->pend);
     HX_CHECK(cudaEventDestroy(b->done));
     for (int k = 0; k < b->nScans; ++k)
         scanPlanDestroy(&b->scans[k]);
@@ -328,54 +320,16 @@ void spansOf(Buffers *b, Spans *s)
 
 /* Enqueues one launch's checks under group g's key into slot (baseline:
  * the inputs' baseline, no output): its number is b->checkCount before
- * the call. While b->deferring (batchRun), a check whose buffers fit in
- * what is left of the snapshots' room is deferred (kCheckDefer: guards
- * now, copies for flushChecks); one that does not flushes those pending
- * and, if it fits in the whole room, is deferred, else made at once. */
+ * the call. */
 void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline)
 {
     Spans s;
     spansOf(b, &s);
     if (baseline)   /* the output is not the baseline's business */
         s.n[BUF_OUT] = s.beforeWords[BUF_OUT] = s.afterWords[BUF_OUT] = 0;
-    size_t words = 0;
-    for (int k = 0; k < NBUF; ++k)
-        words += s.n[k];
-    if (b->deferring && words > SNAP_INTS - b->snapUsed)
-        flushChecks(b);
-    if (b->deferring && words <= SNAP_INTS - b->snapUsed &&
-        b->pending < CHECK_SLOTS) {
-        PendingCheck *q = &b->pend[b->pending++];
-        int *at = b->snaps + b->snapUsed;
-        kCheckDefer(b->dev, &s, b->checks + slot, b->pinned->scan + slot, at);
-        memset(&q->snap, 0, sizeof q->snap);
-        for (int k = 0; k < NBUF; ++k) {
-            q->snap.data[k] = at;
-            q->snap.n[k] = s.n[k];
-            at += s.n[k];
-        }
-        q->slot = b->checks + slot;
-        q->host = b->pinned->scan + slot;
-        q->check = b->checkCount++;
-        q->key = g->key;
-        b->snapUsed += words;
-        return;
-    }
-    if (b->pending)
-        flushChecks(b);
     b->keyWord[slot] = g->key;
     kCheckLaunch(b->dev, &s, b->checks + slot, b->pinned->scan + slot,
                  &b->pinned->key, &b->keyWord[slot], b->checkCount++, b->acc);
-}
-
-/* The pending deferred checks' digests enqueued, under keys that reach
- * the device only when every launch before them has ended. */
-void flushChecks(Buffers *b)
-{
-    kCheckFlush(b->dev, b->pend, b->pending, b->pinned->keys, b->devKeys,
-                b->acc);
-    b->pending = 0;
-    b->snapUsed = 0;
 }
 
 /* Sum sum of a baseline, its pad taken off. */

@@ -42,8 +42,6 @@
 #define GRADE_PRINTF ((size_t)64 << 10) /* bytes of device printf a launch */
 #define BATCH_SLOTS 1024                /* launches of a batch */
 #define BATCH_GROUPS 256                /* groups of a batch */
-#define SNAP_INTS ((size_t)1 << 23)     /* 32 MiB of deferred checks'
-                                           copies (runs.cu) */
 #define CHUNK ((size_t)1 << 22)
 
 extern const char *g_prog;
@@ -97,10 +95,8 @@ typedef struct {
 typedef struct {
     GuardScan guard[NBUF];
     unsigned long long digest[NBUF];   /* padded digests */
-    unsigned long long done;           /* 1: digested (the host's copy is
-                                          0 until it is) */
-    unsigned long long arrived;        /* 1: its launch has ended and its
-                                          guards are scanned */
+    unsigned long long done;           /* 1: arrived (the host's copy is 0
+                                          until it does) */
 } CheckSlot;
 
 /* The ranks' check (checkRanks). */
@@ -169,23 +165,6 @@ void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
                   CheckSlot *hostSlot, volatile uint64_t *pinnedKey,
                   const uint64_t *keyWord, uint64_t check,
                   unsigned long long *acc);
-/* A deferred check (runs.cu, "Deferred checks"): its guards scanned and
- * written to *hostSlot at once (arrived), every buffer's words copied to
- * the snapshot at *snap (spans' total words), its digests made later by
- * kCheckFlush. */
-void kCheckDefer(const hx_device *dev, const Spans *s, CheckSlot *slot,
-                 CheckSlot *hostSlot, int *snap);
-typedef struct {
-    Spans snap;            /* the copies, as spans without guards */
-    CheckSlot *slot, *host;
-    uint64_t check, key;
-} PendingCheck;
-/* The digests of pend[0..count) under their keys, which a host function
- * puts in pinnedKeys once the stream gets there (after every launch
- * before it), keysIn moves to devKeys and each digestEnd wipes. */
-void kCheckFlush(const hx_device *dev, const PendingCheck *pend, int count,
-                 volatile uint64_t *pinnedKeys, uint64_t *devKeys,
-                 unsigned long long *acc);
 
 /* ------------------------------------------------------------------ */
 /* runs.cu                                                             */
@@ -222,7 +201,6 @@ typedef struct {
     CheckSlot spare;       /* guardsOf's, outside any batch */
     RankCheck rank[BATCH_GROUPS];
     uint64_t key;          /* the key, only while a check reads it */
-    uint64_t keys[CHECK_SLOTS];   /* deferred checks' keys, the same */
 } Pinned;
 
 typedef struct {
@@ -234,13 +212,6 @@ typedef struct {
     RankCheck *rankCheck;           /* device: BATCH_GROUPS */
     unsigned long long *acc;        /* device: the digests' sums */
     Pinned *pinned;
-    int *snaps;                     /* device: SNAP_INTS, the deferred
-                                       checks' copies */
-    uint64_t *devKeys;              /* device: CHECK_SLOTS */
-    int deferring;                  /* enqueueCheck defers (batchRun) */
-    PendingCheck *pend;             /* host: CHECK_SLOTS */
-    int pending;
-    size_t snapUsed;
     uint64_t checkCount;            /* checks made so far (the pads) */
     uint64_t keyWord[CHECK_SLOTS];  /* pageable: each slot's key */
     cudaEvent_t done;
@@ -326,7 +297,6 @@ void runFetched(const Ctx *c, Buffers *b, const Group *g, const Run *r,
 void prepareRanks(Buffers *b, size_t n);
 void spansOf(Buffers *b, Spans *s);
 void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline);
-void flushChecks(Buffers *b);
 uint64_t unpadded(const Baseline *base, const Group *g, int sum);
 void waitDone(const Ctx *c, Buffers *b, size_t n, const char *call,
               const char *where);

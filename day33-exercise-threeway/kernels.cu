@@ -439,7 +439,7 @@ static __global__ void digestSpans(Spans s, const volatile uint64_t *keyp,
  * host's page-locked one, done last. */
 static __global__ void digestEnd(unsigned long long *acc, CheckSlot *slot,
                                  volatile uint64_t *keyp, uint64_t check,
-                                 volatile CheckSlot *host, int guards)
+                                 volatile CheckSlot *host)
 {
     const uint64_t key = *keyp;
     for (int b = 0; b < NBUF; ++b) {
@@ -451,49 +451,16 @@ static __global__ void digestEnd(unsigned long long *acc, CheckSlot *slot,
     }
     *keyp = 0;
     for (int b = 0; b < NBUF; ++b) {
-        if (guards) {   /* a deferred check's arrived with arriveSlot */
-            host->guard[b].before = slot->guard[b].before;
-            host->guard[b].after = slot->guard[b].after;
-            host->guard[b].nearBefore = slot->guard[b].nearBefore;
-            host->guard[b].nearAfter = slot->guard[b].nearAfter;
-        }
+        host->guard[b].before = slot->guard[b].before;
+        host->guard[b].after = slot->guard[b].after;
+        host->guard[b].nearBefore = slot->guard[b].nearBefore;
+        host->guard[b].nearAfter = slot->guard[b].nearAfter;
         host->digest[b] = slot->digest[b];
     }
     slot->done = 1;
     __threadfence_system();
     host->done = 1;
-    host->arrived = 1;
     __threadfence_system();
-}
-
-/* A deferred check's guards, written to the host's page-locked slot as
- * soon as they are scanned: the launch has arrived (the watchdog's
- * mark), its digests come later. */
-static __global__ void arriveSlot(const CheckSlot *slot,
-                                  volatile CheckSlot *host)
-{
-    for (int b = 0; b < NBUF; ++b) {
-        host->guard[b].before = slot->guard[b].before;
-        host->guard[b].after = slot->guard[b].after;
-        host->guard[b].nearBefore = slot->guard[b].nearBefore;
-        host->guard[b].nearAfter = slot->guard[b].nearAfter;
-    }
-    __threadfence_system();
-    host->arrived = 1;
-    __threadfence_system();
-}
-
-/* Every span's words, one after another, to snap (kCheckDefer). */
-static __global__ void copySpans(Spans s, int *snap)
-{
-    const size_t stride = (size_t)blockDim.x * gridDim.x;
-    const size_t t0 = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    size_t at = 0;
-    for (int b = 0; b < NBUF; ++b) {
-        for (size_t i = t0; i < s.n[b]; i += stride)
-            snap[at + i] = s.data[b][i];
-        at += s.n[b];
-    }
 }
 
 /* Moves the key from the page-locked word, where putKey wrote it, to the
@@ -502,18 +469,6 @@ static __global__ void keyIn(volatile uint64_t *pinned, uint64_t *dev)
 {
     *dev = *pinned;
     *pinned = 0;
-    __threadfence_system();
-}
-
-/* Moves count keys from the page-locked words, where putKeys wrote
- * them, to the device's, and zeroes the page-locked ones. */
-static __global__ void keysIn(volatile uint64_t *pinned, uint64_t *dev,
-                              int count)
-{
-    for (int i = threadIdx.x; i < count; i += blockDim.x) {
-        dev[i] = pinned[i];
-        pinned[i] = 0;
-    }
     __threadfence_system();
 }
 
@@ -531,26 +486,6 @@ static void CUDART_CB putKey(void *arg)
 {
     KeyPut *k = (KeyPut *)arg;
     *k->dst = k->key;
-    __sync_synchronize();
-}
-
-/* A flush's keys in flight (kCheckFlush): a batch's checks are at most
- * CHECK_SLOTS, and a batch waits before the next, so a ring twice that
- * is enough. */
-typedef struct {
-    volatile uint64_t *dst;
-    const uint64_t *key;
-    int count;
-} KeysPut;
-static uint64_t g_flushKeys[2 * CHECK_SLOTS];
-static KeysPut g_flushRing[CHECK_SLOTS + 64];
-static unsigned g_flushKeyNext, g_flushNext;
-
-static void CUDART_CB putKeys(void *arg)
-{
-    const KeysPut *k = (const KeysPut *)arg;
-    for (int i = 0; i < k->count; ++i)
-        k->dst[i] = k->key[i];
     __sync_synchronize();
 }
 
@@ -656,62 +591,6 @@ void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
     HX_CHECK_LAUNCH("keyIn");
     digestSpans<<<hx_grid_for(dev, words, BLOCK), BLOCK>>>(*s, devKey, acc);
     HX_CHECK_LAUNCH("digestSpans");
-    digestEnd<<<1, 1>>>(acc, slot, devKey, check, hostSlot, 1);
+    digestEnd<<<1, 1>>>(acc, slot, devKey, check, hostSlot);
     HX_CHECK_LAUNCH("digestEnd");
-}
-
-void kCheckDefer(const hx_device *dev, const Spans *s, CheckSlot *slot,
-                 CheckSlot *hostSlot, int *snap)
-{
-    size_t guardWords = 0, words = 0;
-    for (int b = 0; b < NBUF; ++b) {
-        const size_t g = s->beforeWords[b] > s->afterWords[b]
-                             ? s->beforeWords[b] : s->afterWords[b];
-        guardWords = g > guardWords ? g : guardWords;
-        words = s->n[b] > words ? s->n[b] : words;
-    }
-    resetSlot<<<1, 1>>>(slot);
-    HX_CHECK_LAUNCH("resetSlot");
-    scanGuards<<<hx_grid_for(dev, guardWords, BLOCK), BLOCK>>>(*s, slot);
-    HX_CHECK_LAUNCH("scanGuards");
-    if (words) {
-        copySpans<<<hx_grid_for(dev, words, BLOCK), BLOCK>>>(*s, snap);
-        HX_CHECK_LAUNCH("copySpans");
-    }
-    arriveSlot<<<1, 1>>>(slot, hostSlot);
-    HX_CHECK_LAUNCH("arriveSlot");
-}
-
-void kCheckFlush(const hx_device *dev, const PendingCheck *pend, int count,
-                 volatile uint64_t *pinnedKeys, uint64_t *devKeys,
-                 unsigned long long *acc)
-{
-    if (count <= 0)
-        return;
-    if (g_flushKeyNext + count > sizeof g_flushKeys / sizeof g_flushKeys[0])
-        g_flushKeyNext = 0;
-    uint64_t *keys = g_flushKeys + g_flushKeyNext;
-    g_flushKeyNext += count;
-    for (int i = 0; i < count; ++i)
-        keys[i] = pend[i].key;
-    KeysPut *k = &g_flushRing[g_flushNext++ % (sizeof g_flushRing /
-                                               sizeof g_flushRing[0])];
-    k->dst = pinnedKeys;
-    k->key = keys;
-    k->count = count;
-    HX_CHECK(cudaLaunchHostFunc(0, putKeys, k));
-    keysIn<<<1, 256>>>(pinnedKeys, devKeys, count);
-    HX_CHECK_LAUNCH("keysIn");
-    for (int i = 0; i < count; ++i) {
-        const Spans *s = &pend[i].snap;
-        size_t words = 0;
-        for (int b = 0; b < NBUF; ++b)
-            words = s->n[b] > words ? s->n[b] : words;
-        digestSpans<<<hx_grid_for(dev, words, BLOCK), BLOCK>>>(
-            *s, devKeys + i, acc);
-        HX_CHECK_LAUNCH("digestSpans");
-        digestEnd<<<1, 1>>>(acc, pend[i].slot, devKeys + i, pend[i].check,
-                            pend[i].host, 0);
-        HX_CHECK_LAUNCH("digestEnd");
-    }
 }

@@ -266,7 +266,7 @@ static int flightUnderWay(void)
     const Batch *t = g_flight.t;
     const volatile CheckSlot *slot = g_flight.b->pinned->scan;
     for (int s = 0; s < t->slots; ++s)
-        if (!slot[s].arrived)
+        if (!slot[s].done)
             return t->slotRun[s];
     return -1;
 }
@@ -369,7 +369,7 @@ static void flightWatch(void)
     if (!t)
         return;
     const volatile CheckSlot *slot = g_flight.b->pinned->scan;
-    while (g_flight.arrived < t->slots && slot[g_flight.arrived].arrived) {
+    while (g_flight.arrived < t->slots && slot[g_flight.arrived].done) {
         ++g_flight.arrived;
         g_flight.last = now;
     }
@@ -537,28 +537,15 @@ static double batchLimit(const Ctx *c, const Plan *p, const Batch *t)
     return launchLimit(c, n);
 }
 
-/* 1 unless HX_DEFER=0, which makes every check of a batch at once (to
- * measure what deferring saves). */
-static int deferWanted(void)
-{
-    static int wanted = -1;
-    if (wanted < 0) {
-        const char *e = getenv("HX_DEFER");
-        wanted = !(e && !strcmp(e, "0"));
-    }
-    return wanted;
-}
-
 /* Submits batch t under the shared lock and waits for it. */
 static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
 {
     const double t0 = hx_now_seconds();
     lockGpu(HX_LOCK_SHARED, batchLimit(c, p, t));
     for (int s = 0; s < t->slots; ++s)
-        b->pinned->scan[s].done = b->pinned->scan[s].arrived = 0;
+        b->pinned->scan[s].done = 0;
     for (int gi = 0; gi < t->groups; ++gi)
-        b->pinned->scan[BATCH_SLOTS + gi].done =
-            b->pinned->scan[BATCH_SLOTS + gi].arrived = 0;
+        b->pinned->scan[BATCH_SLOTS + gi].done = 0;
     t->refused = -1;
     pthread_mutex_lock(&g_flightLock);
     g_flight.c = c;
@@ -571,13 +558,8 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
     pthread_mutex_unlock(&g_flightLock);
     g_flightFault = flightFault;
     int slot = 0;
-    b->deferring = deferWanted();
     for (int gi = 0; gi < t->groups && t->refused < 0; ++gi) {
         const BatchGroup *bg = &t->group[gi];
-        /* A test's checks are digested together (enqueueCheck): one
-         * host function for the run of its groups in the batch. */
-        if (gi && p->run[bg->first].test != p->run[bg[-1].first].test)
-            flushChecks(b);
         groupEnqueue(b, &bg->g,
                      bg->staged ? g_stage + bg->stageAt : b->hIn, gi);
         /* The inputs' baseline, before the group's first launch. */
@@ -616,8 +598,6 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
             ++slot;
         }
     }
-    flushChecks(b);
-    b->deferring = 0;
     batchWait(b);
     pthread_mutex_lock(&g_flightLock);
     g_flight.t = NULL;
