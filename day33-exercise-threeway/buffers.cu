@@ -3,8 +3,8 @@
  * one launch waited for, and a run fetched for its full report.
  *
  * Every buffer the student's kernel receives sits between guard words
- * (hx_guarded): the output with GUARD_WORDS each side (outGuardAfter),
- * in, negRank and zeroRank with IN_GUARD_WORDS
+ * (hx_guarded): the output with GUARD_WORDS each side (and everything of
+ * its allocation past n), in, negRank and zeroRank with IN_GUARD_WORDS
  * each side of [0, n), the two totals with TOTALS_GUARD_WORDS. No
  * reference is ever uploaded: the host holds it, as sums under the
  * group's key (groupHost).
@@ -313,7 +313,7 @@ void spansOf(Buffers *b, Spans *s)
         s->before[k] = g[k]->base;
         s->beforeWords[k] = g[k]->guard;
         s->after[k] = g[k]->data + g[k]->n;
-        s->afterWords[k] = k == BUF_OUT ? outGuardAfter(g[k])
+        s->afterWords[k] = k == BUF_OUT ? hx_guarded_after(g[k])
                                         : g[k]->guard;
     }
 }

@@ -153,16 +153,6 @@ void kFill(const hx_device *dev, const FillSpans *f);
  * keep hx_guarded_poison: their checks are few and never side by side
  * with other processes). */
 void kPoison(const hx_device *dev, const hx_guarded *g);
-/* The output's guard after data[n - 1]: GUARD_WORDS, as before data[0]
- * (or what the allocation holds past n, when less). The rest of the
- * allocation past it is neither poisoned nor scanned: at the plan's small
- * sizes it is most of a buffer made for the largest, two passes over it a
- * launch. A write beyond the guards is memcheck's to see. */
-static inline size_t outGuardAfter(const hx_guarded *g)
-{
-    const size_t after = hx_guarded_after(g);
-    return after < g->guard ? after : g->guard;
-}
 /* Enqueues one launch's checks into *slot (device), then written to
  * *hostSlot (page-locked, done last): the guards of every span, then the
  * key (*keyWord, pageable) put in *pinnedKey by a host function that runs

@@ -557,7 +557,7 @@ void kPoison(const hx_device *dev, const hx_guarded *g)
     memset(&f, 0, sizeof f);
     fillAdd(&f, g->base, g->guard, HX_GUARD_WORD);
     fillAdd(&f, g->data, g->n, HX_POISON);
-    fillAdd(&f, g->data + g->n, outGuardAfter(g), HX_GUARD_WORD);
+    fillAdd(&f, g->data + g->n, hx_guarded_after(g), HX_GUARD_WORD);
     kFill(dev, &f);
 }
 
