@@ -80,7 +80,15 @@ static void coverage(uint64_t seed, size_t largest, int sms)
         block1 |= r->block == 1;
         block1024 |= r->block == 1024;
         singleLarge |= single(r->mix) && r->n >= ((size_t)1 << 22);
-        manyPerThread |= r->n / ((size_t)r->blocks * r->block) > 65536;
+        const size_t threads = (size_t)r->blocks * r->block;
+        manyPerThread |= r->n / threads > 65536;
+        /* Outside many_per_thread a thread walks at most
+         * PLAN_PER_THREAD_MAX elements (plan.h says why). */
+        EXPECT(r->test == TEST_MANY_PER_THREAD ||
+                   (r->n + threads - 1) / threads <= PLAN_PER_THREAD_MAX,
+               "run %d (%s): n=%zu on %ux%u gives a thread %zu elements", k,
+               planTestName(r->test), r->n, r->blocks, r->block,
+               (r->n + threads - 1) / threads);
     }
     for (int oct = 1; ((size_t)2 << oct) - 1 <= largest; ++oct) {
         EXPECT(octEven[oct], "seed %llu: no even size in [2^%d, 2^%d)",
@@ -303,7 +311,8 @@ int main(void)
     }
     printf("test_plan: ok, the plan covers every octave (both parities), "
            "every mix at 2^22 or more, blocks not multiples of 32, more "
-           "than 2^16 elements a thread, memcheck's even and odd sizes; the "
+           "than 2^16 elements a thread (and at most 4096 outside "
+           "many_per_thread), memcheck's even and odd sizes; the "
            "shared inputs' folder gives planFill's inputs\n");
     return 0;
 }
