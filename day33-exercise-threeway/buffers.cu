@@ -267,9 +267,14 @@ void groupEnqueue(Buffers *b, const Group *g, const int *src,
     guardInput(&f, &b->zeroRank, n);
     guardInput(&f, &b->totals, 2);
     kFill(b->dev, &f);
-    if (n)
+    if (n) {
+        /* From pageable memory: the call returns once the runtime has
+         * staged the copy, which can wait on the stream (HX_PROFILE). */
+        const double t0 = hx_now_seconds();
         HX_CHECK(cudaMemcpyAsync(b->in.data, src, n * sizeof(int),
                                  cudaMemcpyHostToDevice, 0));
+        profAdd(PROF_UPLOADS, t0);
+    }
     b->uploaded = *g;
     prepareRanks(b, n);
     kCheckRanks(b->dev, b->in.data, b->negRank.data, b->zeroRank.data, n,

@@ -353,7 +353,8 @@ void tallyRun(const Ctx *c, const Run *run, const Outcome *o, Tally *t);
 void printSummary(const Ctx *c, const Tally *t);
 
 enum { PROF_ALLOC, PROF_INPUTS, PROF_LOCK, PROF_RUNS, PROF_SLOW,
-       PROF_TIMING, PROF_HELD_SHARED, PROF_HELD_ALONE, PROF_PARTS };
+       PROF_TIMING, PROF_HELD_SHARED, PROF_HELD_ALONE, PROF_UPLOADS,
+       PROF_PARTS };
 void profAdd(int part, double since);
 void profPrint(void);
 

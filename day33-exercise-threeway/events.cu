@@ -482,7 +482,8 @@ void profPrint(void)
     static const char *const names[PROF_PARTS] = {
         "buffers", "inputs and references", "lock waits",
         "batches (uploads, ranks, runs)", "runs fetched again", "timing",
-        "the GPU lock held shared", "held alone"};
+        "the GPU lock held shared", "held alone",
+        "the host blocked in the inputs' uploads"};
     const char *on = getenv("HX_PROFILE");
     if (!on || strcmp(on, "1"))
         return;
