@@ -356,11 +356,9 @@ static void planAdd(Plan *p, const PlanArgs *a, plan_test t, size_t n,
     }
     if ((int)block > a->maxThreads)
         block = (unsigned)a->maxThreads;
-    if (!a->gridSet && t != TEST_MANY_PER_THREAD &&
-        n / PLAN_PER_THREAD_MAX / block >= blocks) {
-        const size_t per = PLAN_PER_THREAD_MAX * block;
-        blocks = (unsigned)((n + per - 1) / per);
-    }
+    const size_t most = PLAN_PER_THREAD_MAX * block;   /* a block's */
+    if (!a->gridSet && t != TEST_MANY_PER_THREAD && n > most * blocks)
+        blocks = (unsigned)((n + most - 1) / most);
     if (p->count == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 512;
         Run *grown = (Run *)realloc(p->run, (size_t)p->cap * sizeof *grown);

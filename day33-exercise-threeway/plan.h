@@ -107,12 +107,6 @@ void planFill(int *a, size_t n, plan_mix m, uint64_t seed);
  * than the process's RLIMIT_FSIZE (never written: it would be killed by
  * SIGXFSZ), or any failure to read or write: planFill alone. Returns 1
  * when the input was read. */
-/* Outside many_per_thread (and a grid given by --blocks), no run gives a
- * thread more than this many elements: a kernel that walks its elements
- * one after another, as a grid-stride loop does, takes about a memory
- * latency an element, and a grid of a few threads at millions of
- * elements took most of the plan's GPU time. */
-#define PLAN_PER_THREAD_MAX ((size_t)1 << 12)
 #define PLAN_CACHE_MIN ((size_t)1 << 16)
 int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
                    const char *dir);
@@ -171,6 +165,13 @@ typedef struct {
                               sanitizer's plan); NULL: the named tests */
     int nsizes;
 } PlanArgs;
+
+/* Outside many_per_thread (and a grid given by --grid), no run gives a
+ * thread more than this many elements: a kernel that walks its elements
+ * one after another, as a grid-stride loop does, takes about a memory
+ * latency an element, and a grid of a few threads at millions of
+ * elements took most of the plan's GPU time. */
+#define PLAN_PER_THREAD_MAX ((size_t)1 << 12)
 
 /* Threads a block of the normal grid. */
 #define PLAN_BLOCK 256u
