@@ -8,7 +8,7 @@
 #   make threeway-onepass  build ./threeway-onepass
 #   make onepass           build it and run its self-check
 #   make dev               also build build/onepass/split3-variants (the
-#                          configurations that lost, the look-back scheme)
+#                          configurations that lost, the look-back scheme),
 #                          build/onepass/host-cost (the grading
 #                          driver's host work over its plan; no GPU) and
 #                          build/onepass/stream-cost (its checks' stream
