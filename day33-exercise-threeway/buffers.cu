@@ -275,10 +275,12 @@ void groupEnqueue(Buffers *b, const Group *g, const int *src,
                                  cudaMemcpyHostToDevice, 0));
         profAdd(PROF_UPLOADS, t0);
     }
+    gpuMark(GPU_UPLOAD);
     b->uploaded = *g;
     prepareRanks(b, n);
     kCheckRanks(b->dev, b->in.data, b->negRank.data, b->zeroRank.data, n,
                 b->totals.data, b->rankCheck + slot, b->pinned->rank + slot);
+    gpuMark(GPU_RANKS);
 }
 
 int ranksWrong(const RankCheck *r, const Group *g)

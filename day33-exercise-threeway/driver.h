@@ -357,6 +357,16 @@ enum { PROF_ALLOC, PROF_INPUTS, PROF_LOCK, PROF_RUNS, PROF_SLOW,
        PROF_PARTS };
 void profAdd(int part, double since);
 void profPrint(void);
+/* HX_PROFILE=gpu: the batches' stream time by step, from timing events
+ * recorded at each step's end; a mark charges the stream's time since the
+ * mark before it to its step (GPU_START charges nothing: a batch's first
+ * mark). gpuMarksSum adds a finished batch's marks up. */
+enum { GPU_START, GPU_UPLOAD, GPU_RANKS, GPU_POISON, GPU_STUDENT,
+       GPU_GUARDS, GPU_KEY, GPU_DIGEST, GPU_STEPS };
+void gpuMarksOn(int on);
+void gpuMark(int step);
+void gpuMarksBaseline(int on);
+void gpuMarksSum(void);
 
 /* ------------------------------------------------------------------ */
 /* timing.cu                                                           */

@@ -468,13 +468,81 @@ void printSummary(const Ctx *c, const Tally *t)
 
 /* ------------------------------------------------------------------ */
 /* Where a process's time goes (HX_PROFILE=1 in the environment: one line
- * on stderr at the end): seconds per part, summed over the process. */
+ * on stderr at the end): seconds per part, summed over the process.
+ * HX_PROFILE=gpu adds a line before it: the batches' stream time by step
+ * (driver.h, gpuMark). */
 
 static double g_prof[PROF_PARTS];
 
 void profAdd(int part, double since)
 {
     g_prof[part] += hx_now_seconds() - since;
+}
+
+/* The GPU breakdown's marks: a pool of events reused batch by batch. */
+#define GPU_MARKS 8192
+static cudaEvent_t g_mark[GPU_MARKS];
+static int g_markStep[GPU_MARKS], g_marks, g_markOn, g_markBase;
+static long long g_marksDropped;
+/* Seconds by step; the baselines' check steps apart (the second half). */
+static double g_gpu[2 * GPU_STEPS];
+
+void gpuMarksOn(int on)
+{
+    const char *p = getenv("HX_PROFILE");
+    g_markOn = on && p && !strcmp(p, "gpu");
+}
+
+void gpuMarksBaseline(int on) { g_markBase = on; }
+
+void gpuMark(int step)
+{
+    if (!g_markOn)
+        return;
+    if (g_marks == GPU_MARKS) {
+        ++g_marksDropped;
+        return;
+    }
+    if (!g_mark[g_marks])
+        HX_CHECK(cudaEventCreate(&g_mark[g_marks]));
+    HX_CHECK(cudaEventRecord(g_mark[g_marks], 0));
+    g_markStep[g_marks++] =
+        step + (g_markBase && step >= GPU_GUARDS ? GPU_STEPS : 0);
+}
+
+void gpuMarksSum(void)
+{
+    for (int k = 1; k < g_marks; ++k) {
+        if (g_markStep[k] == GPU_START)
+            continue;
+        float ms = 0;
+        HX_CHECK(cudaEventElapsedTime(&ms, g_mark[k - 1], g_mark[k]));
+        g_gpu[g_markStep[k]] += ms / 1000.0;
+    }
+    g_marks = 0;
+}
+
+static void gpuPrint(void)
+{
+    static const char *const names[GPU_STEPS] = {
+        "", "guards laid and upload", "ranks made and checked",
+        "poison", "student's kernel", "guards scanned",
+        "key (host function)", "digests"};
+    double sum = 0;
+    for (int k = 0; k < 2 * GPU_STEPS; ++k)
+        sum += g_gpu[k];
+    fprintf(stderr, "%s: batches' stream time (s): %.3f in all;", g_prog,
+            sum);
+    for (int k = 1; k < 2 * GPU_STEPS; ++k) {
+        if (k == GPU_STEPS)
+            continue;
+        if (k > GPU_STEPS && k < GPU_STEPS + GPU_GUARDS)
+            continue;
+        fprintf(stderr, " %s%s %.3f%s", k > GPU_STEPS ? "baseline's " : "",
+                names[k % GPU_STEPS], g_gpu[k],
+                k + 1 < 2 * GPU_STEPS ? "," : "");
+    }
+    fprintf(stderr, " (marks dropped: %lld)\n", g_marksDropped);
 }
 
 void profPrint(void)
@@ -485,8 +553,10 @@ void profPrint(void)
         "the GPU lock held shared", "held alone",
         "the host blocked in the inputs' uploads"};
     const char *on = getenv("HX_PROFILE");
-    if (!on || strcmp(on, "1"))
+    if (!on || (strcmp(on, "1") && strcmp(on, "gpu")))
         return;
+    if (!strcmp(on, "gpu"))
+        gpuPrint();
     fprintf(stderr, "%s: profile (s):", g_prog);
     for (int k = 0; k < PROF_PARTS; ++k)
         fprintf(stderr, " %s %.3f%s", names[k], g_prof[k],

@@ -578,6 +578,7 @@ void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
     HX_CHECK_LAUNCH("resetSlot");
     scanGuards<<<hx_grid_for(dev, guardWords, BLOCK), BLOCK>>>(*s, slot);
     HX_CHECK_LAUNCH("scanGuards");
+    gpuMark(GPU_GUARDS);
     /* The key: written to the page-locked word by the host once the
      * stream gets there, moved to the device word by keyIn, which wipes
      * the page-locked word, all in stream order; digestEnd wipes the
@@ -589,8 +590,10 @@ void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
     HX_CHECK(cudaLaunchHostFunc(0, putKey, k));
     keyIn<<<1, 1>>>(pinnedKey, devKey);
     HX_CHECK_LAUNCH("keyIn");
+    gpuMark(GPU_KEY);
     digestSpans<<<hx_grid_for(dev, words, BLOCK), BLOCK>>>(*s, devKey, acc);
     HX_CHECK_LAUNCH("digestSpans");
     digestEnd<<<1, 1>>>(acc, slot, devKey, check, hostSlot);
     HX_CHECK_LAUNCH("digestEnd");
+    gpuMark(GPU_DIGEST);
 }

@@ -558,6 +558,8 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
     pthread_mutex_unlock(&g_flightLock);
     g_flightFault = flightFault;
     int slot = 0;
+    gpuMarksOn(1);
+    gpuMark(GPU_START);
     for (int gi = 0; gi < t->groups && t->refused < 0; ++gi) {
         const BatchGroup *bg = &t->group[gi];
         groupEnqueue(b, &bg->g,
@@ -565,7 +567,9 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
         /* The inputs' baseline, before the group's first launch. */
         hx_guarded_resize(&b->out, bg->g.n);
         t->baseCheck[gi] = b->checkCount;
+        gpuMarksBaseline(1);
         enqueueCheck(b, &bg->g, BATCH_SLOTS + gi, 1);
+        gpuMarksBaseline(0);
         while (slot < t->slots && t->slotGroup[slot] == gi &&
                t->refused < 0) {
             const int k = t->slotRun[slot];
@@ -577,6 +581,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
             }
             hx_guarded_resize(&b->out, r->n);
             kPoison(b->dev, &b->out);
+            gpuMark(GPU_POISON);
             const CUresult rc = launchTry(c->module, b, r->n, r->blocks,
                                           r->block);
             if (rc != CUDA_SUCCESS) {
@@ -593,12 +598,15 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
             pthread_mutex_lock(&g_flightLock);
             g_flight.queued = slot + 1;
             pthread_mutex_unlock(&g_flightLock);
+            gpuMark(GPU_STUDENT);
             t->slotCheck[slot] = b->checkCount;
             enqueueCheck(b, &bg->g, slot, 0);
             ++slot;
         }
     }
     batchWait(b);
+    gpuMarksSum();
+    gpuMarksOn(0);
     pthread_mutex_lock(&g_flightLock);
     g_flight.t = NULL;
     pthread_mutex_unlock(&g_flightLock);
