@@ -56,13 +56,37 @@ uint64_t randomWord(void)
 /* ------------------------------------------------------------------ */
 /* Buffers, allocated once for the largest size of the plan.           */
 
+/* The output's classes (driver.h, OUT_CLASSES), as buffersAlloc makes
+ * them. */
+static size_t outBytes(size_t cap)
+{
+    size_t bytes = 0;
+    int k = 0;
+    for (size_t c = cap ? cap : 1; k < OUT_CLASSES; c /= 4, ++k) {
+        bytes += (c + 2 * GUARD_WORDS) * sizeof(int);
+        if (c / 4 < OUT_CLASS_MIN)
+            break;
+    }
+    return bytes;
+}
+
+/* The output sized n, in the smallest class that holds 2n (else the
+ * largest): b->out, for the launches and checks that follow. */
+void outFor(Buffers *b, size_t n)
+{
+    int k = 0;
+    while (k + 1 < b->outClasses && b->outClass[k + 1].cap >= 2 * n)
+        ++k;
+    b->out = b->outClass[k];
+    hx_guarded_resize(&b->out, n);
+}
+
 size_t deviceBytes(size_t cap, int timing)
 {
     const size_t ints = cap ? cap : 1;
     return (3 + (timing ? 1 : 0)) * (ints + 2 * IN_GUARD_WORDS) *
                sizeof(int) +
-           (cap + 2 * GUARD_WORDS) * sizeof(int) + scanPlanBytes(cap) +
-           (1u << 20);
+           outBytes(cap) + scanPlanBytes(cap) + (1u << 20);
 }
 
 /* An input buffer: its guards laid once here, and after each upload
@@ -95,14 +119,20 @@ void buffersAlloc(Buffers *b, const hx_device *dev, size_t cap, int timing)
         HX_CHECK(cudaMalloc(&b->pristine, (cap ? cap : 1) * sizeof(int)));
     HX_CHECK(cudaMalloc(&b->checks, CHECK_SLOTS * sizeof(CheckSlot)));
     HX_CHECK(cudaMalloc(&b->rankCheck, BATCH_GROUPS * sizeof(RankCheck)));
-    /* The digests' sums, then the device's key word and a zero word. */
-    HX_CHECK(cudaMalloc(&b->acc, (2 * NBUF + 2) * sizeof(unsigned long long)));
+    /* The digests' sums, then the device's key word, a spare word and the
+     * next group's baseline key word (KeyStage). */
+    HX_CHECK(cudaMalloc(&b->acc, (2 * NBUF + 3) * sizeof(unsigned long long)));
     HX_CHECK(cudaMemset(b->acc, 0,
-                        (2 * NBUF + 2) * sizeof(unsigned long long)));
+                        (2 * NBUF + 3) * sizeof(unsigned long long)));
     HX_CHECK(cudaMallocHost(&b->pinned, sizeof(Pinned)));
     memset(b->pinned, 0, sizeof(Pinned));
     HX_CHECK(cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming));
-    hx_guarded_alloc_wide(&b->out, cap, GUARD_WORDS);
+    for (size_t c = cap ? cap : 1; b->outClasses < OUT_CLASSES; c /= 4) {
+        hx_guarded_alloc_wide(&b->outClass[b->outClasses++], c, GUARD_WORDS);
+        if (c / 4 < OUT_CLASS_MIN)
+            break;
+    }
+    b->out = b->outClass[0];
     b->hIn = (int *)hostAlloc(cap, sizeof(int), "the input");
     b->hRef = (int *)hostAlloc(cap, sizeof(int), "the reference");
     b->hGot = (int *)hostAlloc(cap, sizeof(int), "the output");
@@ -115,7 +145,9 @@ void buffersFree(Buffers *b)
     hx_guarded_free(&b->negRank);
     hx_guarded_free(&b->zeroRank);
     hx_guarded_free(&b->totals);
-    hx_guarded_free(&b->out);
+    for (int k = 0; k < b->outClasses; ++k)
+        hx_guarded_free(&b->outClass[k]);
+    memset(&b->out, 0, sizeof b->out);
     HX_CHECK(cudaFree(b->pristine));
     HX_CHECK(cudaFree(b->checks));
     HX_CHECK(cudaFree(b->rankCheck));
@@ -327,8 +359,9 @@ void spansOf(Buffers *b, Spans *s)
 
 /* Enqueues one launch's checks under group g's key into slot (baseline:
  * the inputs' baseline, no output): its number is b->checkCount before
- * the call. */
-void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline)
+ * the call. stage (or NULL): how its key goes (driver.h, KeyStage). */
+void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline,
+                  const KeyStage *stage)
 {
     Spans s;
     spansOf(b, &s);
@@ -336,7 +369,8 @@ void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline)
         s.n[BUF_OUT] = s.beforeWords[BUF_OUT] = s.afterWords[BUF_OUT] = 0;
     b->keyWord[slot] = g->key;
     kCheckLaunch(b->dev, &s, b->checks + slot, b->pinned->scan + slot,
-                 &b->pinned->key, &b->keyWord[slot], b->checkCount++, b->acc);
+                 &b->pinned->key, &b->keyWord[slot], b->checkCount++, b->acc,
+                 stage);
 }
 
 /* Sum sum of a baseline, its pad taken off. */
@@ -438,7 +472,7 @@ void guardsOf(Buffers *b, hx_guard_report *g)
     s.n[BUF_OUT] = 0;
     b->keyWord[0] = 0;
     kCheckLaunch(b->dev, &s, b->checks, &b->pinned->spare, &b->pinned->key,
-                 &b->keyWord[0], b->checkCount++, b->acc);
+                 &b->keyWord[0], b->checkCount++, b->acc, NULL);
     CheckSlot got;
     HX_CHECK(cudaMemcpy(&got, b->checks, sizeof got, cudaMemcpyDeviceToHost));
     const GuardScan *q = &got.guard[BUF_OUT];
@@ -477,7 +511,7 @@ void runFetched(const Ctx *c, Buffers *b, const Group *g,
     hx_guard_report guards, again;
     lockGpu(HX_LOCK_SHARED, launchLimit(c, r->n));
     groupDevice(b, g);
-    hx_guarded_resize(&b->out, r->n);
+    outFor(b, r->n);
     kPoison(b->dev, &b->out);
     launchChecked(c, c->module, b, r->n, r->blocks, r->block, where);
     waitDone(c, b, r->n, "scatterThreeWay", where);

@@ -153,6 +153,18 @@ void kFill(const hx_device *dev, const FillSpans *f);
  * keep hx_guarded_poison: their checks are few and never side by side
  * with other processes). */
 void kPoison(const hx_device *dev, const hx_guarded *g);
+/* A check's key routes (kCheckLaunch). The next group's baseline key can
+ * ride with a launch's check: the same host function, once the student's
+ * kernel has ended, puts both keys, and keyIn moves both to the device
+ * (the second to acc[2 * NBUF + 2]); the baseline, with nothing but the
+ * driver's own kernels queued in between, then digests under that word
+ * (staged), with no host function of its own, and wipes it. */
+typedef struct {
+    int next;            /* put next too: the next group's baseline key */
+    uint64_t nextKey;
+    int staged;          /* this check's key is already on the device */
+} KeyStage;
+
 /* Enqueues one launch's checks into *slot (device), then written to
  * *hostSlot (page-locked, done last): the guards of every span, then the
  * key (*keyWord, pageable) put in *pinnedKey by a host function that runs
@@ -160,11 +172,13 @@ void kPoison(const hx_device *dev, const hx_guarded *g);
  * device word acc[2 * NBUF] and wiped from the page-locked word, the
  * digests, padded for check number check, and the device word wiped
  * (kernels.cu's opening comment says why). acc: the 2 * NBUF sums, the
- * key word, a spare word; all zero on entry. */
+ * key word, a spare word, the staged key word; all zero on entry. stage
+ * (or NULL): the next group's baseline key to put as well, or this
+ * check's key already staged (KeyStage). */
 void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
                   CheckSlot *hostSlot, volatile uint64_t *pinnedKey,
                   const uint64_t *keyWord, uint64_t check,
-                  unsigned long long *acc);
+                  unsigned long long *acc, const KeyStage *stage);
 
 /* ------------------------------------------------------------------ */
 /* runs.cu                                                             */
@@ -196,17 +210,31 @@ typedef struct {
 
 #define CHECK_SLOTS (BATCH_SLOTS + BATCH_GROUPS)   /* launches, baselines */
 
+/* The output's allocations: the plan's largest size, then a quarter of
+ * it, and so on while a class holds OUT_CLASS_MIN words or more, each
+ * with GUARD_WORDS of guard either side. A run of n uses the smallest
+ * that holds 2n (else the largest), so that everything after n in its
+ * allocation, which every launch poisons and scans as guard, is at least
+ * n long, and costs at most about 8n a launch instead of the whole
+ * largest size's (grader/MAINTAINERS.md, "Speed"). */
+#define OUT_CLASSES 16
+#define OUT_CLASS_MIN ((size_t)4096)
+
 typedef struct {
     CheckSlot scan[CHECK_SLOTS];
     CheckSlot spare;       /* guardsOf's, outside any batch */
     RankCheck rank[BATCH_GROUPS];
     uint64_t key;          /* the key, only while a check reads it */
+    uint64_t nextKey;      /* the next group's baseline key, likewise */
 } Pinned;
 
 typedef struct {
     const hx_device *dev;
     size_t cap;
-    hx_guarded in, negRank, zeroRank, totals, out;
+    hx_guarded in, negRank, zeroRank, totals;
+    hx_guarded out;                 /* the output class in use (outFor) */
+    hx_guarded outClass[OUT_CLASSES];
+    int outClasses;
     int *pristine;                  /* device: the timing's unmasked input */
     CheckSlot *checks;              /* device: CHECK_SLOTS */
     RankCheck *rankCheck;           /* device: BATCH_GROUPS */
@@ -265,6 +293,7 @@ typedef struct {
     TestTally test[TEST_COUNT];
 } Tally;
 
+void outFor(Buffers *b, size_t n);
 size_t deviceBytes(size_t cap, int timing);
 void buffersAlloc(Buffers *b, const hx_device *dev, size_t cap, int timing);
 void buffersFree(Buffers *b);
@@ -296,7 +325,8 @@ void runFetched(const Ctx *c, Buffers *b, const Group *g, const Run *r,
                 const char *where, Outcome *o);
 void prepareRanks(Buffers *b, size_t n);
 void spansOf(Buffers *b, Spans *s);
-void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline);
+void enqueueCheck(Buffers *b, const Group *g, int slot, int baseline,
+                  const KeyStage *stage);
 uint64_t unpadded(const Baseline *base, const Group *g, int sum);
 void waitDone(const Ctx *c, Buffers *b, size_t n, const char *call,
               const char *where);

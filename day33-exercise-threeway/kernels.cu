@@ -28,7 +28,14 @@
  *   the student's launch and the next: no kernel parameter and no queued
  *   copy ever holds the key, so while the student's kernel runs the key
  *   is nowhere the GPU can address, and no launch can read the key of
- *   any check. (The digest kernels hold it in registers while they run;
+ *   any check. A group's baseline (every group's but a batch's first)
+ *   gets its key the same way one step early: the host function after
+ *   the previous group's last launch puts it in the page-locked word
+ *   beside, keyIn moves it to the device word two on, and the baseline's
+ *   digestEnd wipes it; in between only the driver's own work is queued
+ *   (the group's guards, upload and ranks), so it too is never on the
+ *   device while a student's kernel can run, and a batch of k groups
+ *   waits on the host once per launch, not k times more (KeyStage). (The digest kernels hold it in registers while they run;
  *   a later kernel that reads registers it never wrote is outside what
  *   CUDA C can express, and the key is one group's: the next group draws
  *   another.)
@@ -464,11 +471,13 @@ static __global__ void digestEnd(unsigned long long *acc, CheckSlot *slot,
 }
 
 /* Moves the key from the page-locked word, where putKey wrote it, to the
- * device word, and zeroes the page-locked one. */
+ * device word, and zeroes the page-locked one; the same for the word
+ * after each, the next group's baseline key (zero when none). */
 static __global__ void keyIn(volatile uint64_t *pinned, uint64_t *dev)
 {
-    *dev = *pinned;
-    *pinned = 0;
+    dev[0] = pinned[0];
+    dev[2] = pinned[1];   /* the next group's baseline key (KeyStage) */
+    pinned[0] = pinned[1] = 0;
     __threadfence_system();
 }
 
@@ -476,8 +485,8 @@ static __global__ void keyIn(volatile uint64_t *pinned, uint64_t *dev)
  * enqueueing; a batch waits before the next, so a ring larger than a
  * batch is enough. */
 typedef struct {
-    volatile uint64_t *dst;
-    uint64_t key;
+    volatile uint64_t *dst;    /* the key, then the next baseline's */
+    uint64_t key, nextKey;
 } KeyPut;
 static KeyPut g_keyRing[2 * BATCH_SLOTS + 64];
 static unsigned g_keyNext;
@@ -485,7 +494,8 @@ static unsigned g_keyNext;
 static void CUDART_CB putKey(void *arg)
 {
     KeyPut *k = (KeyPut *)arg;
-    *k->dst = k->key;
+    k->dst[0] = k->key;
+    k->dst[1] = k->nextKey;
     __sync_synchronize();
 }
 
@@ -564,7 +574,7 @@ void kPoison(const hx_device *dev, const hx_guarded *g)
 void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
                   CheckSlot *hostSlot, volatile uint64_t *pinnedKey,
                   const uint64_t *keyWord, uint64_t check,
-                  unsigned long long *acc)
+                  unsigned long long *acc, const KeyStage *stage)
 {
     size_t guardWords = 0, words = 0;
     for (int b = 0; b < NBUF; ++b) {
@@ -583,13 +593,20 @@ void kCheckLaunch(const hx_device *dev, const Spans *s, CheckSlot *slot,
      * stream gets there, moved to the device word by keyIn, which wipes
      * the page-locked word, all in stream order; digestEnd wipes the
      * device word. */
-    KeyPut *k = &g_keyRing[g_keyNext++ % (sizeof g_keyRing /
-                                          sizeof g_keyRing[0])];
-    k->dst = pinnedKey;
-    k->key = *keyWord;
-    HX_CHECK(cudaLaunchHostFunc(0, putKey, k));
-    keyIn<<<1, 1>>>(pinnedKey, devKey);
-    HX_CHECK_LAUNCH("keyIn");
+    if (stage && stage->staged) {
+        /* Put by the check before, with nothing of the student's since
+         * (KeyStage): the next group's word. */
+        devKey += 2;
+    } else {
+        KeyPut *k = &g_keyRing[g_keyNext++ % (sizeof g_keyRing /
+                                              sizeof g_keyRing[0])];
+        k->dst = pinnedKey;
+        k->key = *keyWord;
+        k->nextKey = stage && stage->next ? stage->nextKey : 0;
+        HX_CHECK(cudaLaunchHostFunc(0, putKey, k));
+        keyIn<<<1, 1>>>(pinnedKey, devKey);
+        HX_CHECK_LAUNCH("keyIn");
+    }
     gpuMark(GPU_KEY);
     digestSpans<<<hx_grid_for(dev, words, BLOCK), BLOCK>>>(*s, devKey, acc);
     HX_CHECK_LAUNCH("digestSpans");

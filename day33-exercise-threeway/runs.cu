@@ -565,10 +565,13 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
         groupEnqueue(b, &bg->g,
                      bg->staged ? g_stage + bg->stageAt : b->hIn, gi);
         /* The inputs' baseline, before the group's first launch. */
-        hx_guarded_resize(&b->out, bg->g.n);
+        outFor(b, bg->g.n);
         t->baseCheck[gi] = b->checkCount;
+        /* A later group's baseline key was put by the last check of the
+         * group before (KeyStage, driver.h). */
+        const KeyStage baseKey = {0, 0, gi > 0};
         gpuMarksBaseline(1);
-        enqueueCheck(b, &bg->g, BATCH_SLOTS + gi, 1);
+        enqueueCheck(b, &bg->g, BATCH_SLOTS + gi, 1, &baseKey);
         gpuMarksBaseline(0);
         while (slot < t->slots && t->slotGroup[slot] == gi &&
                t->refused < 0) {
@@ -579,7 +582,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
                 eventStart(k, r);
                 pthread_mutex_unlock(&g_flightLock);
             }
-            hx_guarded_resize(&b->out, r->n);
+            outFor(b, r->n);
             kPoison(b->dev, &b->out);
             gpuMark(GPU_POISON);
             const CUresult rc = launchTry(c->module, b, r->n, r->blocks,
@@ -600,7 +603,13 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
             pthread_mutex_unlock(&g_flightLock);
             gpuMark(GPU_STUDENT);
             t->slotCheck[slot] = b->checkCount;
-            enqueueCheck(b, &bg->g, slot, 0);
+            KeyStage key = {0, 0, 0};
+            if (gi + 1 < t->groups &&
+                (slot + 1 == t->slots || t->slotGroup[slot + 1] != gi)) {
+                key.next = 1;
+                key.nextKey = t->group[gi + 1].g.key;
+            }
+            enqueueCheck(b, &bg->g, slot, 0, &key);
             ++slot;
         }
     }

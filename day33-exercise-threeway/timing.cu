@@ -98,7 +98,7 @@ int studentTiming(const Ctx *c, Buffers *b, const hx_device *dev, Group *g,
            n * sizeof(int) / 1048576.0, planMixName(g->mix),
            (unsigned long long)o->seed, o->runs, o->warmup);
     hx_warn_if_cached(dev, n * sizeof(int), stdout);
-    hx_guarded_resize(&b->out, n);
+    outFor(b, n);
     groupDevice(b, g);
     groupReference(b, g);
     int bad = checkRow(&w, "cudaMemcpy", workMemcpy, b->hIn) ||
@@ -241,13 +241,13 @@ const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
     g_ev.phase = "timing";
     lockGpu(HX_LOCK_SHARED, limit);
     groupDevice(b, g);
-    hx_guarded_resize(&b->out, n);
+    outFor(b, n);
     HX_CHECK(cudaMemcpy(b->pristine, b->in.data, n * sizeof(int),
                         cudaMemcpyDeviceToDevice));
     /* The inputs' baseline, before any launch of the timing. */
     const int baseSlot = 3;
     const Baseline base = {&b->pinned->scan[baseSlot], b->checkCount};
-    enqueueCheck(b, g, baseSlot, 1);
+    enqueueCheck(b, g, baseSlot, 1, NULL);
     HX_CHECK(cudaStreamSynchronize(0));
     unlockGpu();
     if (!g->masked)
@@ -287,7 +287,7 @@ const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
             HX_CHECK(cudaEventRecord(ev[2 * k + 1], 0));
             check[k] = b->checkCount;
             slotOf[k] = slot;
-            enqueueCheck(b, g, slot++, 0);
+            enqueueCheck(b, g, slot++, 0, NULL);
         }
         waitDone(c, b, n, "the timed scatterThreeWay", "the timing");
         for (int q = 0; q < 3 && badRound < 0; ++q) {
