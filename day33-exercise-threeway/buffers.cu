@@ -34,6 +34,30 @@ void *hostAlloc(size_t count, size_t size, const char *what)
     return p;
 }
 
+/* Page-locked when it can be (an upload from it is one DMA that neither
+ * blocks the host nor waits on the stream), else pageable; *pinned says
+ * which. Only inputs are kept in it: page-locked memory is mapped into
+ * the GPU's address space (kernels.cu's opening comment). */
+void *uploadAlloc(size_t count, size_t size, const char *what, int *pinned)
+{
+    void *p = NULL;
+    if (cudaMallocHost(&p, count ? count * size : 1) == cudaSuccess) {
+        *pinned = 1;
+        return p;
+    }
+    (void)cudaGetLastError();
+    *pinned = 0;
+    return hostAlloc(count, size, what);
+}
+
+void uploadFree(void *p, int pinned)
+{
+    if (pinned)
+        HX_CHECK(cudaFreeHost(p));
+    else
+        free(p);
+}
+
 /* 8 bytes from /dev/urandom: keys and masks must not follow from the
  * grading seed, which a student may learn. Without it the process stops:
  * a key that can be guessed is no key. */
@@ -133,7 +157,7 @@ void buffersAlloc(Buffers *b, const hx_device *dev, size_t cap, int timing)
             break;
     }
     b->out = b->outClass[0];
-    b->hIn = (int *)hostAlloc(cap, sizeof(int), "the input");
+    b->hIn = (int *)uploadAlloc(cap, sizeof(int), "the input", &b->hInPinned);
     b->hRef = (int *)hostAlloc(cap, sizeof(int), "the reference");
     b->hGot = (int *)hostAlloc(cap, sizeof(int), "the output");
     b->hChunk = (int *)hostAlloc(CHUNK, sizeof(int), "a chunk");
@@ -157,7 +181,7 @@ void buffersFree(Buffers *b)
     for (int k = 0; k < b->nScans; ++k)
         scanPlanDestroy(&b->scans[k]);
     free(b->scans);
-    free(b->hIn);
+    uploadFree(b->hIn, b->hInPinned);
     free(b->hRef);
     free(b->hGot);
     free(b->hChunk);
@@ -284,8 +308,10 @@ static void guardInput(FillSpans *f, hx_guarded *g, size_t n)
 }
 
 /* Enqueues the device half of group g, nothing waiting: its input
- * uploaded from src (pageable: the copy is staged by the runtime before
- * the call returns), the guards of every input laid, the ranks made and
+ * uploaded from src (the stage or Buffers.hIn, page-locked where they
+ * can be: src must then stay as it is until the stream has passed the
+ * copy, which every caller waits for before it writes src again), the
+ * guards of every input laid, the ranks made and
  * checked on the device into rank slot slot, the totals copied beside,
  * and the slot written to the host before any later launch. */
 void groupEnqueue(Buffers *b, const Group *g, const int *src,
@@ -300,8 +326,9 @@ void groupEnqueue(Buffers *b, const Group *g, const int *src,
     guardInput(&f, &b->totals, 2);
     kFill(b->dev, &f);
     if (n) {
-        /* From pageable memory: the call returns once the runtime has
-         * staged the copy, which can wait on the stream (HX_PROFILE). */
+        /* From pageable memory (uploadAlloc's fallback) the call returns
+         * once the runtime has staged the copy, which can wait on the
+         * stream (HX_PROFILE). */
         const double t0 = hx_now_seconds();
         HX_CHECK(cudaMemcpyAsync(b->in.data, src, n * sizeof(int),
                                  cudaMemcpyHostToDevice, 0));

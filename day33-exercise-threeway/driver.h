@@ -243,7 +243,9 @@ typedef struct {
     uint64_t checkCount;            /* checks made so far (the pads) */
     uint64_t keyWord[CHECK_SLOTS];  /* pageable: each slot's key */
     cudaEvent_t done;
-    int *hIn, *hRef, *hGot;         /* host, cap ints each */
+    int *hIn, *hRef, *hGot;         /* host, cap ints each; hIn, inputs
+                                       only, page-locked if it can be */
+    int hInPinned;
     int *hChunk;
     Group uploaded;
     size_t maskedN;       /* the timing's size: groupHost sums its masks
@@ -301,6 +303,8 @@ ScanPlan *scanFor(Buffers *b, size_t n);
 void scansFor(Buffers *b, const Plan *p);
 uint64_t randomWord(void);
 void *hostAlloc(size_t count, size_t size, const char *what);
+void *uploadAlloc(size_t count, size_t size, const char *what, int *pinned);
+void uploadFree(void *p, int pinned);
 
 void lockOpen(const char *path, int alone);
 void lockGpu(hx_lock_kind kind, double holdLimit);

@@ -10,7 +10,9 @@
  *   weights, from the input alone (each element's term at the slot the
  *   stable split gives it: digestHostGroup; groupHost in buffers.cu), and
  *   makes the split itself (hx_split3, in pageable memory) only to compare
- *   an output on the host. Each
+ *   an output on the host. The inputs are uploaded from page-locked
+ *   memory where it can be had (uploadAlloc): it holds the batch's
+ *   inputs and nothing else. Each
  *   group of runs (one input) begins with a baseline check, made after the
  *   driver uploaded the input and made and checked its ranks, before the
  *   student's kernel first runs on them: it digests every buffer the kernel

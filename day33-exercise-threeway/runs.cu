@@ -12,7 +12,8 @@
  * element-for-element report (judge.c).
  *
  * Runs go to the GPU in batches: as many consecutive groups (test, size,
- * mix) as the pageable stage holds (STAGE_INTS; a larger group alone),
+ * mix) as the stage holds (STAGE_INTS, page-locked where it can be:
+ * uploadAlloc; a larger group alone, from Buffers.hIn),
  * each group's input uploaded from the stage, its ranks made and checked,
  * then its runs, all in stream order, and one wait for the whole batch.
  * Each launch's checks are written to the host as soon as they are made,
@@ -85,7 +86,8 @@ static struct {
 } g_flight;
 static pthread_mutex_t g_flightLock = PTHREAD_MUTEX_INITIALIZER;
 static hx_gpu_lock g_lock;
-static int *g_stage;        /* pageable: the batch's inputs */
+static int *g_stage;        /* the batch's inputs (uploadAlloc) */
+static int g_stagePinned;
 static int g_alone;         /* --exclusive: every hold alone */
 
 void lockOpen(const char *path, int alone)
@@ -461,7 +463,8 @@ static int batchFill(const Ctx *c, Buffers *b, const Plan *p,
     memset(t, 0, sizeof *t);
     t->refused = -1;
     if (!g_stage)
-        g_stage = (int *)hostAlloc(STAGE_INTS, sizeof(int), "the stage");
+        g_stage = (int *)uploadAlloc(STAGE_INTS, sizeof(int), "the stage",
+                                     &g_stagePinned);
     while (k < p->count) {
         int launches;
         const int end = groupEnd(c, p, tally, k, &launches);
