@@ -401,6 +401,8 @@ void gpuMarksOn(int on);
 void gpuMark(int step);
 void gpuMarksBaseline(int on);
 void gpuMarksSum(void);
+double gpuStepSeconds(int k);     /* k < 2 * GPU_STEPS: the baselines' after */
+long long gpuMarksDropped(void);
 
 /* ------------------------------------------------------------------ */
 /* timing.cu                                                           */

@@ -479,49 +479,6 @@ void profAdd(int part, double since)
     g_prof[part] += hx_now_seconds() - since;
 }
 
-/* The GPU breakdown's marks: a pool of events reused batch by batch. */
-#define GPU_MARKS 8192
-static cudaEvent_t g_mark[GPU_MARKS];
-static int g_markStep[GPU_MARKS], g_marks, g_markOn, g_markBase;
-static long long g_marksDropped;
-/* Seconds by step; the baselines' check steps apart (the second half). */
-static double g_gpu[2 * GPU_STEPS];
-
-void gpuMarksOn(int on)
-{
-    const char *p = getenv("HX_PROFILE");
-    g_markOn = on && p && !strcmp(p, "gpu");
-}
-
-void gpuMarksBaseline(int on) { g_markBase = on; }
-
-void gpuMark(int step)
-{
-    if (!g_markOn)
-        return;
-    if (g_marks == GPU_MARKS) {
-        ++g_marksDropped;
-        return;
-    }
-    if (!g_mark[g_marks])
-        HX_CHECK(cudaEventCreate(&g_mark[g_marks]));
-    HX_CHECK(cudaEventRecord(g_mark[g_marks], 0));
-    g_markStep[g_marks++] =
-        step + (g_markBase && step >= GPU_GUARDS ? GPU_STEPS : 0);
-}
-
-void gpuMarksSum(void)
-{
-    for (int k = 1; k < g_marks; ++k) {
-        if (g_markStep[k] == GPU_START)
-            continue;
-        float ms = 0;
-        HX_CHECK(cudaEventElapsedTime(&ms, g_mark[k - 1], g_mark[k]));
-        g_gpu[g_markStep[k]] += ms / 1000.0;
-    }
-    g_marks = 0;
-}
-
 static void gpuPrint(void)
 {
     static const char *const names[GPU_STEPS] = {
@@ -530,7 +487,7 @@ static void gpuPrint(void)
         "key (host function)", "digests"};
     double sum = 0;
     for (int k = 0; k < 2 * GPU_STEPS; ++k)
-        sum += g_gpu[k];
+        sum += gpuStepSeconds(k);
     fprintf(stderr, "%s: batches' stream time (s): %.3f in all;", g_prog,
             sum);
     for (int k = 1; k < 2 * GPU_STEPS; ++k) {
@@ -539,10 +496,10 @@ static void gpuPrint(void)
         if (k > GPU_STEPS && k < GPU_STEPS + GPU_GUARDS)
             continue;
         fprintf(stderr, " %s%s %.3f%s", k > GPU_STEPS ? "baseline's " : "",
-                names[k % GPU_STEPS], g_gpu[k],
+                names[k % GPU_STEPS], gpuStepSeconds(k),
                 k + 1 < 2 * GPU_STEPS ? "," : "");
     }
-    fprintf(stderr, " (marks dropped: %lld)\n", g_marksDropped);
+    fprintf(stderr, " (marks dropped: %lld)\n", gpuMarksDropped());
 }
 
 void profPrint(void)

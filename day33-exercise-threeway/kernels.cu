@@ -80,6 +80,7 @@
  * D + m * (Wpos - Wneg), no pass over the data (timing.cu).
  */
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include "driver.h"
@@ -500,6 +501,57 @@ static void CUDART_CB putKey(void *arg)
     k->dst[1] = k->nextKey;
     __sync_synchronize();
 }
+
+/* ------------------------------------------------------------------ */
+/* HX_PROFILE=gpu's marks (driver.h, gpuMark).                         */
+
+/* The GPU breakdown's marks: a pool of events reused batch by batch. */
+#define GPU_MARKS 8192
+static cudaEvent_t g_mark[GPU_MARKS];
+static int g_markStep[GPU_MARKS], g_marks, g_markOn, g_markBase;
+static long long g_marksDropped;
+/* Seconds by step; the baselines' check steps apart (the second half),
+ * printed by events.cu's profPrint. */
+static double g_gpu[2 * GPU_STEPS];
+
+void gpuMarksOn(int on)
+{
+    const char *p = getenv("HX_PROFILE");
+    g_markOn = on && p && !strcmp(p, "gpu");
+}
+
+void gpuMarksBaseline(int on) { g_markBase = on; }
+
+void gpuMark(int step)
+{
+    if (!g_markOn)
+        return;
+    if (g_marks == GPU_MARKS) {
+        ++g_marksDropped;
+        return;
+    }
+    if (!g_mark[g_marks])
+        HX_CHECK(cudaEventCreate(&g_mark[g_marks]));
+    HX_CHECK(cudaEventRecord(g_mark[g_marks], 0));
+    g_markStep[g_marks++] =
+        step + (g_markBase && step >= GPU_GUARDS ? GPU_STEPS : 0);
+}
+
+void gpuMarksSum(void)
+{
+    for (int k = 1; k < g_marks; ++k) {
+        if (g_markStep[k] == GPU_START)
+            continue;
+        float ms = 0;
+        HX_CHECK(cudaEventElapsedTime(&ms, g_mark[k - 1], g_mark[k]));
+        g_gpu[g_markStep[k]] += ms / 1000.0;
+    }
+    g_marks = 0;
+}
+
+double gpuStepSeconds(int k) { return g_gpu[k]; }
+
+long long gpuMarksDropped(void) { return g_marksDropped; }
 
 /* ------------------------------------------------------------------ */
 /* Launchers.                                                          */

@@ -172,8 +172,8 @@ static double run(const char *mode, int checks, const char *prog)
     int *bufs;
     CheckSlot *slots;
     HX_CHECK(cudaMalloc(&word, 8 * sizeof *word));
-    HX_CHECK(cudaMalloc(&acc, (2 * NBUF + 2) * sizeof *acc));
-    HX_CHECK(cudaMemset(acc, 0, (2 * NBUF + 2) * sizeof *acc));
+    HX_CHECK(cudaMalloc(&acc, (2 * NBUF + 3) * sizeof *acc));
+    HX_CHECK(cudaMemset(acc, 0, (2 * NBUF + 3) * sizeof *acc));
     HX_CHECK(cudaMalloc(&bufs, 3 * NBUF * sizeof *bufs));
     HX_CHECK(cudaMemset(bufs, 0, 3 * NBUF * sizeof *bufs));
     HX_CHECK(cudaMalloc(&slots, BATCH_SLOTS * sizeof *slots));
@@ -267,7 +267,7 @@ static double run(const char *mode, int checks, const char *prog)
             if (driver) {
                 kCheckLaunch(&dev, &s, slots + k, hostSlots + k,
                              (volatile uint64_t *)pinned, &key,
-                             (uint64_t)(done + k), acc);
+                             (uint64_t)(done + k), acc, NULL);
             } else {
                 for (int j = 0; j < 4; ++j)
                     tiny<<<1, 1>>>(word + 1 + j % 3);
