@@ -314,6 +314,17 @@ void lockClose(void);
 void watchdogStart(void);
 
 double launchLimit(const Ctx *c, size_t n);
+/* The timing's bound, for a hold of the lock alone that holds `launches`
+ * launches of the student's kernel at n: TIMING_FLOOR_S, plus
+ * TIMING_FACTOR times the longest the kernel took an element in its
+ * checked launches of 2^22 elements or more (timed by events in the
+ * batches) for each launch; never more than launchLimit(c, n), which it
+ * is when no such launch was timed. A kernel that passed its checks and
+ * then stalls in the timing, where it holds the GPU alone, stops every
+ * other driver for this long at most, not for the whole launch limit. */
+#define TIMING_FLOOR_S 2.0
+#define TIMING_FACTOR 20.0
+double timingLimit(const Ctx *c, size_t n, int launches);
 void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
                uint64_t seed);
 void groupFetched(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,

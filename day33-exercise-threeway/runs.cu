@@ -204,6 +204,68 @@ double launchLimit(const Ctx *c, size_t n)
     return c->runTimeout * (scale > 1.0 ? scale : 1.0);
 }
 
+/* The student's launches of RATE_FROM elements or more in the checks, on
+ * the timing's own grid (BLOCK threads, hx_grid_for's blocks: a small
+ * grid's launch takes far longer an element and says nothing of the
+ * timing's): timed by a pair of events each (RATE_PAIRS a batch at
+ * most), the longest time an element kept (ms). -1 while none was
+ * timed. */
+#define RATE_FROM ((size_t)1 << 22)
+#define RATE_PAIRS 64
+static cudaEvent_t g_rateEv[2 * RATE_PAIRS];
+static size_t g_rateN[RATE_PAIRS];
+static int g_ratePairs;
+static double g_rateMs = -1;
+
+static int rateTimed(const Buffers *b, const Run *r)
+{
+    return r->n >= RATE_FROM && r->block == BLOCK &&
+           r->blocks == hx_grid_for(b->dev, r->n, BLOCK);
+}
+
+static void rateBegin(const Buffers *b, const Run *r)
+{
+    if (!rateTimed(b, r) || g_ratePairs == RATE_PAIRS)
+        return;
+    cudaEvent_t *e = &g_rateEv[2 * g_ratePairs];
+    if (!e[0]) {
+        HX_CHECK(cudaEventCreate(&e[0]));
+        HX_CHECK(cudaEventCreate(&e[1]));
+    }
+    HX_CHECK(cudaEventRecord(e[0], 0));
+}
+
+static void rateEnd(const Buffers *b, const Run *r)
+{
+    if (!rateTimed(b, r) || g_ratePairs == RATE_PAIRS)
+        return;
+    HX_CHECK(cudaEventRecord(g_rateEv[2 * g_ratePairs + 1], 0));
+    g_rateN[g_ratePairs++] = r->n;
+}
+
+/* After a batch has ended. */
+static void rateSum(void)
+{
+    for (int k = 0; k < g_ratePairs; ++k) {
+        float ms = 0;
+        HX_CHECK(cudaEventElapsedTime(&ms, g_rateEv[2 * k],
+                                      g_rateEv[2 * k + 1]));
+        if (ms / (double)g_rateN[k] > g_rateMs)
+            g_rateMs = ms / (double)g_rateN[k];
+    }
+    g_ratePairs = 0;
+}
+
+double timingLimit(const Ctx *c, size_t n, int launches)
+{
+    const double most = launchLimit(c, n);
+    if (g_rateMs < 0)
+        return most;
+    const double t = TIMING_FLOOR_S +
+                     TIMING_FACTOR * launches * g_rateMs * (double)n / 1000.0;
+    return t < most ? t : most;
+}
+
 /* The outcome of a run whose every launch was clean: the report
  * hx_check_split3 gives the reference. */
 static void passOutcome(const Run *r, const Group *g, Outcome *o)
@@ -588,6 +650,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
             outFor(b, r->n);
             kPoison(b->dev, &b->out);
             gpuMark(GPU_POISON);
+            rateBegin(b, r);
             const CUresult rc = launchTry(c->module, b, r->n, r->blocks,
                                           r->block);
             if (rc != CUDA_SUCCESS) {
@@ -604,6 +667,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
             pthread_mutex_lock(&g_flightLock);
             g_flight.queued = slot + 1;
             pthread_mutex_unlock(&g_flightLock);
+            rateEnd(b, r);
             gpuMark(GPU_STUDENT);
             t->slotCheck[slot] = b->checkCount;
             KeyStage key = {0, 0, 0};
@@ -617,6 +681,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
         }
     }
     batchWait(b);
+    rateSum();
     gpuMarksSum();
     gpuMarksOn(0);
     pthread_mutex_lock(&g_flightLock);

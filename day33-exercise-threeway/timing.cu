@@ -236,7 +236,8 @@ const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
     Work w = {c, b, n};
     int badRound = -1, badLaunch = -1, badKind = 0;
     const char *badBuffer = NULL;
-    const double limit = launchLimit(c, n);
+    /* The student's launches of the hold: one a round. */
+    const double limit = timingLimit(c, n, total);
 
     g_ev.phase = "timing";
     lockGpu(HX_LOCK_SHARED, limit);
