@@ -80,6 +80,8 @@ static struct {
     const Batch *t;
     int arrived, queued;
     double last;
+    int ownStall;           /* a launch of this batch that has arrived took
+                               over half its own limit */
     double holdUntil;       /* the lock's hold ends by then (0: none) */
     double holdLimit;
     int holdShared;         /* the hold is shared with other drivers */
@@ -426,6 +428,11 @@ static void flightWatch(void)
                         0.5 * launchLimit(g_flight.c, g_flight.p->run[k].n))
                     shared = 0;
             }
+            /* So is a launch of the batch that already took that long
+             * and ended (a kernel that stays just under its limit on
+             * every launch). */
+            if (g_flight.ownStall)
+                shared = 0;
         }
         timedOut("the GPU lock was held past one launch's limit", limit,
                  shared);
@@ -434,6 +441,10 @@ static void flightWatch(void)
         return;
     const volatile CheckSlot *slot = g_flight.b->pinned->scan;
     while (g_flight.arrived < t->slots && slot[g_flight.arrived].done) {
+        const Run *done = &g_flight.p->run[t->slotRun[g_flight.arrived]];
+        if (g_flight.arrived < g_flight.queued &&
+            now - g_flight.last > 0.5 * launchLimit(g_flight.c, done->n))
+            g_flight.ownStall = 1;
         ++g_flight.arrived;
         g_flight.last = now;
     }
@@ -619,6 +630,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
     g_flight.t = t;
     g_flight.arrived = 0;
     g_flight.queued = 0;
+    g_flight.ownStall = 0;
     g_flight.last = hx_now_seconds();
     pthread_mutex_unlock(&g_flightLock);
     g_flightFault = flightFault;
