@@ -467,8 +467,8 @@ def test_wiring(rt, tmp, tools, lock):
         rc, text = rt.grade([klass, "--out", out, "--driver", tools["driver"],
                              "--sanitizer", tools["sanitizer"],
                              "--reference-module", ref, "--seed", "5",
-                             "--run-timeout", "1", "--submission-timeout",
-                             "8", "--jobs", "4"])
+                             "--run-timeout", "3", "--submission-timeout",
+                             "10", "--jobs", "4"])
     finally:
         os.environ.pop("FAKE_ARGV", None)
         os.environ.pop("FAKE_LOCK", None)
@@ -535,6 +535,15 @@ def test_wiring(rt, tmp, tools, lock):
           "second driver (a staller costs one limit), the tests after it "
           "not run, those before kept: %s" % rows["named_hang_block_shapes"][
               "score"])
+    def limit(a):
+        return a[a.index("--run-timeout") + 1] if "--run-timeout" in a \
+            else None
+    check([limit(a) for a in sanitize("named_hang_block_shapes")] == [
+        "2"] and [limit(a) for a in sanitize("named_pass")] == ["3"],
+          tag + "memcheck's run after a hang gets a launch limit of 2 s "
+          "(AFTER_HANG_RUN_TIMEOUT), after a pass the class's 3 s: %s, %s"
+          % ([limit(a) for a in sanitize("named_hang_block_shapes")],
+             [limit(a) for a in sanitize("named_pass")]))
     check(all(len(sanitize(n)) == 1 for n in (
         "named_pass", "named_crash_every_octave",
         "named_hang_block_shapes")) and res("named_crash_every_octave")[

@@ -39,6 +39,9 @@ import threading
 from . import compiling, judge, listing, machine, reports, running
 
 NICE = 10       # the compiles' nice value: the drivers come first
+AFTER_HANG_RUN_TIMEOUT = 2.0    # memcheck's run after a hang: one launch's
+                                # limit per 2^24 elements (the plan's own
+                                # --run-timeout when that is less)
 
 
 class NoGpu(Exception):
@@ -319,10 +322,18 @@ class Pipeline:
             if cfg.sanitize and loaded and \
                     judge.status_of(reason) != "error" and budget >= 1:
                 log_file = os.path.join(folder, "memcheck.log")
+                # After a hang the kernel is likely to hang again: its
+                # memcheck run's launches get AFTER_HANG_RUN_TIMEOUT (the
+                # sanitize plan's sizes take milliseconds even under
+                # memcheck), so a staller does not hold its place in the
+                # class for a second whole limit.
                 san = self._driver(comp, os.path.join(folder,
                                                       "sanitize.jsonl"),
                                    gpu, "sanitize", log_file,
-                                   limit=min(budget, cfg.submission_timeout))
+                                   limit=min(budget, cfg.submission_timeout),
+                                   run_timeout=min(cfg.run_timeout,
+                                                   AFTER_HANG_RUN_TIMEOUT)
+                                   if reason == "timeout" else None)
                 san_log = _read(log_file, 1 << 16)
         except OSError as e:        # the tool could not start a process
             broken = e
@@ -332,12 +343,13 @@ class Pipeline:
                      san_log, gpu, broken)
 
     def _driver(self, comp, result, gpu, plan="full", log_file=None,
-                tests=None, limit=None, exclusive=False):
+                tests=None, limit=None, exclusive=False, run_timeout=None):
         at = self.clock()
         run = running.driver_run(self.cfg, comp.module, result, comp.seed,
                                  gpu, plan, log_file,
                                  ref_module=self.ref_module, tests=tests,
-                                 limit=limit, exclusive=exclusive)
+                                 limit=limit, exclusive=exclusive,
+                                 run_timeout=run_timeout)
         run.at = at
         return run
 

@@ -313,7 +313,8 @@ _kill_group = compiler.kill_group
 
 
 def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None,
-               ref_module=None, tests=None, limit=None, exclusive=False):
+               ref_module=None, tests=None, limit=None, exclusive=False,
+               run_timeout=None):
     """Runs the driver's grade mode on one module: the full plan (timed
     unless --no-perf, against ref_module, the reference solution's
     module: --ref-module) or, under compute-sanitizer memcheck, the
@@ -321,13 +322,16 @@ def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None,
     started again after a crash; not timed, its points being lost
     already). limit: the process's limit, if not the per-submission one.
     exclusive: --exclusive, every hold of the GPU lock alone (the second
-    try of judge.rerun_alone).
+    try of judge.rerun_alone). run_timeout: one launch's limit per 2^24
+    elements, if not cfg.run_timeout (memcheck's run after a hang:
+    pipeline.py).
     Returns the Run (run.tests: the tests asked for, or None); its shown
     command leaves out the grader's own paths."""
+    per_launch = cfg.run_timeout if run_timeout is None else run_timeout
     args = ["--grade", "--module", module, "--result", result,
             "--seed", str(seed), "--plan", plan,
             "--lock", cfg.locks[gpu],
-            "--run-timeout", "%g" % cfg.run_timeout]
+            "--run-timeout", "%g" % per_launch]
     if exclusive:
         args.append("--exclusive")
     if cfg.input_cache:
@@ -349,7 +353,7 @@ def driver_run(cfg, module, result, seed, gpu, plan="full", log_file=None,
         n = n if isinstance(n, int) and n > 0 else 0
         launches = launches if isinstance(launches, int) and \
             0 < launches < 1000 else 1
-        per = cfg.run_timeout * max(1.0, n / float(1 << 24))
+        per = per_launch * max(1.0, n / float(1 << 24))
         return (per * launches + cfg.grace) * slow
 
     if plan == "sanitize":
