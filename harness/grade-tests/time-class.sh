@@ -13,7 +13,8 @@
 #   - where the time went, per stage (compile, context and module load,
 #     checks, timing, sanitize): summed over the copies, and the median and
 #     the largest per copy;
-#   - the spread of the copies' x_copy: min, median, max and max/min.
+#   - the spread of the copies' x_copy: min, median, max and max/min;
+#   - how busy the machine's CPUs were over the grading (/proc/stat).
 # Exits 1, saying which, when a copy did not pass with full marks, when the
 # time in all is over $LIMIT_S (default 60) seconds, or when max/min is
 # over $SPREAD (default 1.05); 2 when grading itself failed. The OUT folder
@@ -44,12 +45,23 @@ echo "time-class: $n copies; cpus $(nproc), --jobs $jobs, ARCH=$arch, options: $
 make -s -C "$root/harness" probe
 make -s -C "$root/day33-exercise-threeway" threeway ARCH="$arch"
 rc=0
+# The machine's CPU time, busy and idle, from /proc/stat (jiffies; empty
+# where there is none): whether the class was bound by the host's cores.
+cpu_now() { awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat 2>/dev/null; }
+cpu_busy() {
+    [ -n "$1" ] && [ -n "$2" ] || return 0
+    echo "$1 $2" | awk -v c="$(nproc)" '{ b = $3 - $1; i = $4 - $2;
+        if (b + i > 0) printf "the CPUs: %.0f%% busy over the grading " \
+            "(%d cores)\n", 100 * b / (b + i), c }'
+}
+cpu0=$(cpu_now)
 start=$(date +%s.%N)
 stop=()
 [ -z "${STOP_S:-}" ] || stop=(timeout --signal=TERM --kill-after=10 "$STOP_S")
 "${stop[@]}" python3 "$root/harness/grade.py" "$class" --out "$out" \
     --jobs "$jobs" --arch "$arch" "$@" > "$out.log" 2>&1 || rc=$?
 end=$(date +%s.%N)
+cpu1=$(cpu_now)
 if [ -n "${STOP_S:-}" ] && { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; }; then
     graded=$(grep -cE '^\[[0-9]+/[0-9]+\] .* \.\.\. ' "$out.log" || true)
     passing=$(grep -cE '^\[[0-9]+/[0-9]+\] .* \.\.\. pass$' "$out.log" || true)
@@ -57,6 +69,7 @@ if [ -n "${STOP_S:-}" ] && { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; }; then
     echo "time-class: stopped by STOP_S after $(awk -v a="$start" \
         -v b="$end" 'BEGIN { printf "%.1f", b - a }') s, $graded of $n" \
         "copies graded ($passing passing); the rest not graded"
+    cpu_busy "$cpu0" "$cpu1"
     exit 1
 fi
 lines=$(wc -l < "$out.log")
@@ -68,6 +81,7 @@ else
     tail -n 2 "$out.log"
 fi
 echo "grade.py exit $rc"
+cpu_busy "$cpu0" "$cpu1"
 [ "$rc" -eq 0 ] || exit 2
 verdict=0
 python3 - "$out" "$n" "$start" "$end" "${LIMIT_S:-60}" "${SPREAD:-1.05}" <<'PY' || verdict=1
