@@ -80,17 +80,24 @@ uint64_t randomWord(void)
 /* ------------------------------------------------------------------ */
 /* Buffers, allocated once for the largest size of the plan.           */
 
-/* The output's classes (driver.h, OUT_CLASSES), as buffersAlloc makes
- * them. */
+/* The capacity of output class k for a plan whose largest size is cap
+ * (driver.h, OUT_CLASSES), or 0 past the last class. */
+static size_t outClassCap(size_t cap, int k)
+{
+    size_t c = cap ? cap : 1;
+    for (int j = 0; j < k; ++j) {
+        if (j + 1 == OUT_CLASSES || c / 4 < OUT_CLASS_MIN)
+            return 0;
+        c /= 4;
+    }
+    return c;
+}
+
 static size_t outBytes(size_t cap)
 {
     size_t bytes = 0;
-    int k = 0;
-    for (size_t c = cap ? cap : 1; k < OUT_CLASSES; c /= 4, ++k) {
-        bytes += (c + 2 * GUARD_WORDS) * sizeof(int);
-        if (c / 4 < OUT_CLASS_MIN)
-            break;
-    }
+    for (int k = 0; outClassCap(cap, k); ++k)
+        bytes += (outClassCap(cap, k) + 2 * GUARD_WORDS) * sizeof(int);
     return bytes;
 }
 
@@ -151,11 +158,8 @@ void buffersAlloc(Buffers *b, const hx_device *dev, size_t cap, int timing)
     HX_CHECK(cudaMallocHost(&b->pinned, sizeof(Pinned)));
     memset(b->pinned, 0, sizeof(Pinned));
     HX_CHECK(cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming));
-    for (size_t c = cap ? cap : 1; b->outClasses < OUT_CLASSES; c /= 4) {
+    for (size_t c; (c = outClassCap(cap, b->outClasses)) != 0;)
         hx_guarded_alloc_wide(&b->outClass[b->outClasses++], c, GUARD_WORDS);
-        if (c / 4 < OUT_CLASS_MIN)
-            break;
-    }
     b->out = b->outClass[0];
     b->hIn = (int *)uploadAlloc(cap, sizeof(int), "the input", &b->hInPinned);
     b->hRef = (int *)hostAlloc(cap, sizeof(int), "the reference");

@@ -37,7 +37,8 @@
  *   digestEnd wipes it; in between only the driver's own work is queued
  *   (the group's guards, upload and ranks), so it too is never on the
  *   device while a student's kernel can run, and a batch of k groups
- *   waits on the host once per launch, not k times more (KeyStage). (The digest kernels hold it in registers while they run;
+ *   waits on the host once per launch, not k times more (KeyStage).
+ *   (The digest kernels hold it in registers while they run;
  *   a later kernel that reads registers it never wrote is outside what
  *   CUDA C can express, and the key is one group's: the next group draws
  *   another.)
