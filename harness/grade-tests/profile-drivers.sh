@@ -27,7 +27,7 @@ drv() {     # NAME: one driver, its stderr in NAME.err
         --module "$mod" --result "$work/$1.jsonl" --seed 5 --plan full \
         --lock "$work/gpu.lock" --run-timeout 10 \
         --input-cache "$work/inputs" --time --ref-module "$mod" \
-        > /dev/null 2> "$work/$1.err" || true
+        ${DRIVER_ARGS:-} > /dev/null 2> "$work/$1.err" || true
 }
 show() {    # NAME START_NS END_NS
     local last
