@@ -1,0 +1,343 @@
+/* dev/ring_scan.cuh: an experiment, not in any lesson. The single pass
+ * with its loads moved to a loader warp that keeps a ring of shared-memory
+ * stages filled with bulk asynchronous copies (cp.async.bulk, sm_90 and
+ * newer), and that publishes each tile's aggregate as soon as the tile has
+ * landed (a look-ahead), so that no walk waits on a tile that sits in a
+ * ring. Timed and checked by dev/scan_variants.cu; NOTES.md ("A ring of
+ * bulk copies") has what it measured.
+ *
+ * THE KERNEL, singlePassScanRing<BLOCK, ITEMS, Policy>: BLOCK tile threads,
+ * a walker warp and a loader warp (BLOCK + 64 threads). The ring is the
+ * dynamic shared memory, as many stages of one tile (BLOCK * ITEMS ints)
+ * as the launch gives it (%dynamic_smem_size / the tile's bytes, at most
+ * RING_MAX_STAGES; the launcher sizes it from the device). Each stage has
+ * a full and an empty mbarrier:
+ *   loader (one warp): takes a tile index (the look-back's counter),
+ *     writes it in the stage's header, arms the full barrier with the
+ *     tile's bytes and starts the bulk copy; when the ring is full, or
+ *     nothing can be issued, it waits for the oldest landed stage, sums it
+ *     (32 lanes) and publishes its aggregate. A stage is refilled only
+ *     after the loader has summed it and every tile thread has read it.
+ *     After the last tile it hands PIPE_END through a stage.
+ *   tile threads: round k reads stage k mod S (after its full barrier)
+ *     into registers, in the production kernel's striped layout, arrives
+ *     on the stage's empty barrier, scans the tile (the aggregate is
+ *     already published) and hands it to the walker; then the round as in
+ *     lookbackPipelined (../lookback.cuh): the walker finds tile k - 1's
+ *     prefix while the tile threads scan tile k, then they add it and
+ *     store with int4 stores.
+ * The contract is singlePassScan's (../singlepass_scan.cuh), except that
+ * the grid must be resident (the launcher's: one or two blocks an SM);
+ * an input that is not 16-byte aligned has no bulk copies (its stages
+ * carry only the index, and the tile threads load from global memory).
+ * Deadlock-free: a tile's aggregate is published as soon as its bytes
+ * land, whatever its block's tile threads are doing, so every walk ends.
+ * Below sm_90 the kernel traps: the launcher never starts it there.
+ */
+#ifndef RING_SCAN_CUH
+#define RING_SCAN_CUH
+
+#include <stdint.h>
+
+#include "../lookback.cuh"
+
+#define RING_MAX_STAGES 16
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define RING_SM90 1
+
+__device__ inline unsigned ringSmem(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+__device__ inline unsigned ringDynamicBytes()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
+    return r;
+}
+
+__device__ inline void ringBarInit(uint64_t *b, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(ringSmem(b)),
+                 "r"(count)
+                 : "memory");
+}
+
+__device__ inline void ringArrive(uint64_t *b)
+{
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }"
+                 ::"r"(ringSmem(b))
+                 : "memory");
+}
+
+__device__ inline void ringArriveExpect(uint64_t *b, unsigned bytes)
+{
+    asm volatile("{ .reg .b64 st; "
+                 "mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }"
+                 ::"r"(ringSmem(b)), "r"(bytes)
+                 : "memory");
+}
+
+/* 1 when the phase of parity has completed (test: never blocks). */
+__device__ inline bool ringDone(uint64_t *b, unsigned parity)
+{
+    unsigned ok;
+    asm volatile("{ .reg .pred p; "
+                 "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2; "
+                 "selp.u32 %0, 1, 0, p; }"
+                 : "=r"(ok)
+                 : "r"(ringSmem(b)), "r"(parity)
+                 : "memory");
+    return ok != 0;
+}
+
+__device__ inline void ringWait(uint64_t *b, unsigned parity)
+{
+    unsigned ok = 0;
+    while (!ok)
+        asm volatile("{ .reg .pred p; "
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(ok)
+                     : "r"(ringSmem(b)), "r"(parity)
+                     : "memory");
+}
+
+__device__ inline void ringBulkLoad(void *dst, const void *src,
+                                    unsigned bytes, uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx"
+                 "::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(ringSmem(dst)), "l"(src), "r"(bytes),
+                 "r"(ringSmem(bar))
+                 : "memory");
+}
+#endif
+
+template <int BLOCK, int ITEMS, class Policy>
+__global__ void __launch_bounds__(BLOCK + 64, 1)
+singlePassScanRing(const int *in, int *out, size_t n,
+                   unsigned long long *state, int *total, int inclusive,
+                   unsigned stallNs)
+{
+#ifdef RING_SM90
+    typedef StripedTile<BLOCK, ITEMS> Tile;
+    typedef LookbackSum Ops;
+    constexpr unsigned TILE_BYTES = Tile::SIZE * sizeof(int);
+    extern __shared__ int4 ring[];   /* S stages of Tile::SIZE / 4 */
+    __shared__ typename Tile::Storage st;
+    __shared__ PipeSlots<int> sl;
+    __shared__ int4 kept[Tile::VECS * BLOCK];
+    __shared__ uint64_t fullBar[RING_MAX_STAGES], emptyBar[RING_MAX_STAGES];
+    __shared__ unsigned stageTile[RING_MAX_STAGES];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::barrier<cuda::thread_scope_block> roundBar;
+
+    unsigned S = ringDynamicBytes() / TILE_BYTES;
+    S = S < RING_MAX_STAGES ? S : RING_MAX_STAGES;
+    if (S < 2) __trap();
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+    const bool bulk = (uintptr_t)in % 16 == 0;
+    const bool aligned = bulk && (uintptr_t)out % 16 == 0;
+    if (threadIdx.x == 0) {
+        for (unsigned s = 0; s < S; ++s) {
+            ringBarInit(&fullBar[s], 1);
+            ringBarInit(&emptyBar[s], BLOCK);
+        }
+        init(&roundBar, BLOCK + 32);
+    }
+    __syncthreads();   /* the barriers ready; no __syncthreads after this */
+
+    const int lane = threadIdx.x % 32;
+    if (threadIdx.x >= BLOCK + 32) {
+        /* The loader warp. */
+        unsigned issued = 0, summed = 0;
+        bool ended = false;
+        for (;;) {
+            bool issue = !ended && issued - summed < S;
+            if (issue && issued >= S)
+                issue = ringDone(&emptyBar[issued % S], (issued / S - 1) & 1);
+            if (issue) {
+                const unsigned s = issued % S;
+                unsigned tile = 0;
+                if (lane == 0) tile = lookbackTakeTile(state);
+                tile = __shfl_sync(0xffffffffu, tile, 0);
+                if (lane == 0) {
+                    if (tile >= tiles) {
+                        stageTile[s] = PIPE_END;
+                        ringArrive(&fullBar[s]);
+                    } else {
+                        stageTile[s] = tile;
+                        const size_t base = (size_t)tile * Tile::SIZE;
+                        const size_t valid = n - base < (size_t)Tile::SIZE
+                                                 ? n - base
+                                                 : (size_t)Tile::SIZE;
+                        const unsigned bytes =
+                            bulk ? (unsigned)(valid * sizeof(int)) & ~15u : 0u;
+                        if (bytes) {
+                            /* Our own reads of this stage (the sum) came
+                             * before, in the generic proxy. */
+                            asm volatile("fence.proxy.async.shared::cta;" ::
+                                             : "memory");
+                            ringArriveExpect(&fullBar[s], bytes);
+                            ringBulkLoad(ring + (size_t)s * (Tile::SIZE / 4),
+                                         in + base, bytes, &fullBar[s]);
+                        } else {
+                            ringArrive(&fullBar[s]);
+                        }
+                    }
+                }
+                ended = tile >= tiles;
+                ++issued;
+                continue;
+            }
+            if (summed < issued) {
+                const unsigned s = summed % S;
+                ringWait(&fullBar[s], (summed / S) & 1);
+                ++summed;
+                const unsigned tile = stageTile[s];
+                if (tile == PIPE_END) continue;
+                const size_t base = (size_t)tile * Tile::SIZE;
+                const size_t valid = n - base < (size_t)Tile::SIZE
+                                         ? n - base
+                                         : (size_t)Tile::SIZE;
+                const size_t copied =
+                    bulk ? (valid * sizeof(int) & ~(size_t)15) / sizeof(int)
+                         : 0;
+                const int4 *v = ring + (size_t)s * (Tile::SIZE / 4);
+                unsigned sum = 0;
+                for (size_t i = lane; i < copied / 4; i += 32) {
+                    const int4 q = v[i];
+                    sum += (unsigned)q.x + (unsigned)q.y + (unsigned)q.z +
+                           (unsigned)q.w;
+                }
+                for (size_t i = copied + lane; i < valid; i += 32)
+                    sum += (unsigned)in[base + i];
+#pragma unroll
+                for (int d = 16; d > 0; d /= 2)
+                    sum += __shfl_xor_sync(0xffffffffu, sum, d);
+                if (lane == 0)
+                    lookbackPublishAggregate<Ops, Policy>(state, tile,
+                                                          (int)sum, stallNs);
+                continue;
+            }
+            if (ended) return;
+            ringWait(&emptyBar[issued % S], (issued / S - 1) & 1);
+        }
+    }
+
+    /* The tile threads and the walker: lookbackPipelined's rounds, the
+     * tile's loads from the ring, its aggregate already published. */
+    const bool walker = threadIdx.x >= BLOCK;
+    auto sync = [] { Tile::tileBarrier(); };
+    size_t prevBase = 0;
+    bool prevVec = false;
+    int4 x[Tile::VECS];
+    unsigned walk = PIPE_END;
+    int walkAggregate = 0;
+    for (unsigned k = 0;; ++k) {
+        if (walker) {
+            if (walk != PIPE_END) {
+                const LookbackResult<int> r = lookbackWalk<Ops, Policy>(
+                    state, walk, walkAggregate, stallNs);
+                if (threadIdx.x == BLOCK) {
+                    sl.prefix[(k - 1) % 2] = r.exclusive;
+                    if (total && walk == tiles - 1) *total = r.inclusive;
+                }
+            }
+            roundBar.arrive_and_wait();
+            const unsigned handed = sl.tile[k % 2];
+            if (handed == PIPE_END) return;
+            walk = handed;
+            walkAggregate = sl.aggregate[k % 2];
+            continue;
+        }
+        const unsigned s = k % S;
+        ringWait(&fullBar[s], (k / S) & 1);
+        const unsigned tile = stageTile[s];
+        size_t base = 0;
+        bool vec = false;
+        if (tile != PIPE_END) {
+            base = (size_t)tile * Tile::SIZE;
+            vec = aligned && Tile::vectorOk(in, base, n);
+            const int4 *v = ring + (size_t)s * (Tile::SIZE / 4);
+            if (vec) {
+#pragma unroll
+                for (int j = 0; j < Tile::VECS; ++j)
+                    x[j] = v[threadIdx.x + j * BLOCK];
+            } else {
+                const size_t valid = n - base < (size_t)Tile::SIZE
+                                         ? n - base
+                                         : (size_t)Tile::SIZE;
+                const size_t copied =
+                    bulk ? (valid * sizeof(int) & ~(size_t)15) / sizeof(int)
+                         : 0;
+                const int *e = reinterpret_cast<const int *>(v);
+#pragma unroll
+                for (int j = 0; j < Tile::VECS; ++j) {
+                    const size_t i =
+                        4 * ((size_t)threadIdx.x + (size_t)j * BLOCK);
+                    int w[4];
+#pragma unroll
+                    for (int c = 0; c < 4; ++c)
+                        w[c] = i + c < copied  ? e[i + c]
+                               : i + c < valid ? in[base + i + c]
+                                               : 0;
+                    x[j] = make_int4(w[0], w[1], w[2], w[3]);
+                }
+            }
+            ringArrive(&emptyBar[s]);
+            /* The scan within the tile (the production kernel's reduce). */
+            unsigned u[Tile::VECS];
+#pragma unroll
+            for (int j = 0; j < Tile::VECS; ++j)
+                u[j] = (unsigned)x[j].x + (unsigned)x[j].y +
+                       (unsigned)x[j].z + (unsigned)x[j].w;
+            const unsigned aggregate = Tile::scanUpWith(u, st, sync);
+            sync();
+#pragma unroll
+            for (int j = 0; j < Tile::VECS; ++j) {
+                const unsigned a = x[j].x, b = x[j].y, c = x[j].z,
+                               d = x[j].w;
+                const unsigned ex =
+                    Tile::exclusiveOf(j, u[j], a + b + c + d, st);
+                const unsigned first = inclusive ? ex + a : ex;
+                x[j].x = (int)first;
+                x[j].y = (int)(first + (inclusive ? b : a));
+                x[j].z = (int)(first + (inclusive ? b + c : a + b));
+                x[j].w = (int)(first + (inclusive ? b + c + d : a + b + c));
+            }
+            if (threadIdx.x == 0) sl.aggregate[k % 2] = (int)aggregate;
+        }
+        if (threadIdx.x == 0) sl.tile[k % 2] = tile;
+        /* Round k: tile k handed over, tile k - 1 walked. */
+        roundBar.arrive_and_wait();
+        if (k > 0) {
+            const unsigned p = (unsigned)sl.prefix[(k - 1) % 2];
+#pragma unroll
+            for (int j = 0; j < Tile::VECS; ++j) {
+                int4 y = kept[j * BLOCK + threadIdx.x];
+                y.x = (int)((unsigned)y.x + p);
+                y.y = (int)((unsigned)y.y + p);
+                y.z = (int)((unsigned)y.z + p);
+                y.w = (int)((unsigned)y.w + p);
+                Tile::storeVector(out, prevBase, n, prevVec, j, y);
+            }
+        }
+        if (tile == PIPE_END) return;
+        /* Each thread's own slots: the round's barrier separates this
+         * from their next reader (the finish above, a round later). */
+#pragma unroll
+        for (int j = 0; j < Tile::VECS; ++j)
+            kept[j * BLOCK + threadIdx.x] = x[j];
+        prevBase = base;
+        prevVec = vec;
+    }
+#else
+    __trap();
+#endif
+}
+
+#endif
