@@ -12,11 +12,12 @@
  * as the launch gives it (%dynamic_smem_size / the tile's bytes, at most
  * RING_MAX_STAGES; the launcher sizes it from the device). Each stage has
  * a full and an empty mbarrier:
- *   loader (one warp): takes a tile index (the look-back's counter),
+ *   loader (one warp): as soon as the oldest stage it has not summed has
+ *     landed, sums it (32 lanes) and publishes the tile's aggregate
+ *     (ringPublishAggregate: never over the tile's prefix); otherwise,
+ *     when a stage is free, takes a tile index (the look-back's counter),
  *     writes it in the stage's header, arms the full barrier with the
- *     tile's bytes and starts the bulk copy; when the ring is full, or
- *     nothing can be issued, it waits for the oldest landed stage, sums it
- *     (32 lanes) and publishes its aggregate. A stage is refilled only
+ *     tile's bytes and starts the bulk copy. A stage is refilled only
  *     after the loader has summed it and every tile thread has read it.
  *     After the last tile it hands PIPE_END through a stage.
  *   tile threads: round k reads stage k mod S (after its full barrier)
@@ -116,6 +117,37 @@ __device__ inline void ringBulkLoad(void *dst, const void *src,
 }
 #endif
 
+#ifdef RING_SM90
+/* The loader's publish of a tile's aggregate. The tile's own walker may
+ * already have published its inclusive prefix (it walks as soon as the
+ * tile threads have scanned the tile, and the loader may sum it later):
+ * so the aggregate goes in only over an invalid word (a compare and swap),
+ * never over a prefix, which would send every later walk further back.
+ * Tile 0's is its prefix. stallNs: the look-back's debug stalls. */
+template <class Policy>
+__device__ inline void ringPublishAggregate(unsigned long long *state,
+                                            unsigned tile, unsigned sum,
+                                            unsigned stallNs)
+{
+    unsigned long long *status = state + 1;
+    if (tile == 0) {
+        lookbackPublish<Policy::RELAXED>(
+            &status[0], LookbackSum::bits((int)sum) | LOOKBACK_PREFIX);
+        return;
+    }
+    if (stallNs && lookbackStallsAggregate(tile)) __nanosleep(stallNs);
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> a(
+        status[tile]);
+    unsigned long long expected = LOOKBACK_INVALID;
+    a.compare_exchange_strong(
+        expected, LookbackSum::bits((int)sum) | LOOKBACK_AGGREGATE,
+        Policy::RELAXED ? cuda::memory_order_relaxed
+                        : cuda::memory_order_release,
+        cuda::memory_order_relaxed);
+}
+
+#endif
+
 template <int BLOCK, int ITEMS, class Policy>
 __global__ void __launch_bounds__(BLOCK + 64, 1)
 singlePassScanRing(const int *in, int *out, size_t n,
@@ -152,10 +184,41 @@ singlePassScanRing(const int *in, int *out, size_t n,
 
     const int lane = threadIdx.x % 32;
     if (threadIdx.x >= BLOCK + 32) {
-        /* The loader warp. */
+        /* The loader warp: a landed stage is summed first (its aggregate
+         * is what other blocks' walks wait on), then a free stage is
+         * filled; it blocks only when neither can be done. */
         unsigned issued = 0, summed = 0;
         bool ended = false;
         for (;;) {
+            if (summed < issued &&
+                ringDone(&fullBar[summed % S], (summed / S) & 1)) {
+                const unsigned s = summed % S;
+                ++summed;
+                const unsigned tile = stageTile[s];
+                if (tile == PIPE_END) continue;
+                const size_t base = (size_t)tile * Tile::SIZE;
+                const size_t valid = n - base < (size_t)Tile::SIZE
+                                         ? n - base
+                                         : (size_t)Tile::SIZE;
+                const size_t copied =
+                    bulk ? (valid * sizeof(int) & ~(size_t)15) / sizeof(int)
+                         : 0;
+                const int4 *v = ring + (size_t)s * (Tile::SIZE / 4);
+                unsigned sum = 0;
+                for (size_t i = lane; i < copied / 4; i += 32) {
+                    const int4 q = v[i];
+                    sum += (unsigned)q.x + (unsigned)q.y + (unsigned)q.z +
+                           (unsigned)q.w;
+                }
+                for (size_t i = copied + lane; i < valid; i += 32)
+                    sum += (unsigned)in[base + i];
+#pragma unroll
+                for (int d = 16; d > 0; d /= 2)
+                    sum += __shfl_xor_sync(0xffffffffu, sum, d);
+                if (lane == 0) ringPublishAggregate<Policy>(state, tile, sum,
+                                                            stallNs);
+                continue;
+            }
             bool issue = !ended && issued - summed < S;
             if (issue && issued >= S)
                 issue = ringDone(&emptyBar[issued % S], (issued / S - 1) & 1);
@@ -194,33 +257,7 @@ singlePassScanRing(const int *in, int *out, size_t n,
                 continue;
             }
             if (summed < issued) {
-                const unsigned s = summed % S;
-                ringWait(&fullBar[s], (summed / S) & 1);
-                ++summed;
-                const unsigned tile = stageTile[s];
-                if (tile == PIPE_END) continue;
-                const size_t base = (size_t)tile * Tile::SIZE;
-                const size_t valid = n - base < (size_t)Tile::SIZE
-                                         ? n - base
-                                         : (size_t)Tile::SIZE;
-                const size_t copied =
-                    bulk ? (valid * sizeof(int) & ~(size_t)15) / sizeof(int)
-                         : 0;
-                const int4 *v = ring + (size_t)s * (Tile::SIZE / 4);
-                unsigned sum = 0;
-                for (size_t i = lane; i < copied / 4; i += 32) {
-                    const int4 q = v[i];
-                    sum += (unsigned)q.x + (unsigned)q.y + (unsigned)q.z +
-                           (unsigned)q.w;
-                }
-                for (size_t i = copied + lane; i < valid; i += 32)
-                    sum += (unsigned)in[base + i];
-#pragma unroll
-                for (int d = 16; d > 0; d /= 2)
-                    sum += __shfl_xor_sync(0xffffffffu, sum, d);
-                if (lane == 0)
-                    lookbackPublishAggregate<Ops, Policy>(state, tile,
-                                                          (int)sum, stallNs);
+                ringWait(&fullBar[summed % S], (summed / S) & 1);
                 continue;
             }
             if (ended) return;
