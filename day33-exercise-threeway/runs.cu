@@ -91,9 +91,18 @@ static hx_gpu_lock g_lock;
 static int *g_stage;        /* the batch's inputs (uploadAlloc) */
 static int g_stagePinned;
 static int g_alone;         /* --exclusive: every hold alone */
+static int g_turns;         /* HX_TURNS=1: the batches take turns */
 
 void lockOpen(const char *path, int alone)
 {
+    /* An experiment, off unless HX_TURNS=1 is in the environment (the
+     * grading tool passes its own environment on): each batch holds the
+     * GPU alone among batches (HX_LOCK_TURN), beside other drivers'
+     * contexts, allocations and teardowns, so that a batch's host waits
+     * are not every other context's turns (grader/MAINTAINERS.md,
+     * "Speed"). */
+    const char *turns = getenv("HX_TURNS");
+    g_turns = turns && !strcmp(turns, "1");
     g_alone = alone;
     if (hx_gpu_lock_open(&g_lock, path)) {
         fprintf(stderr, "%s: cannot open the GPU lock %s: %s\n", g_prog,
@@ -156,7 +165,9 @@ void lockGpu(hx_lock_kind kind, double holdLimit)
         eventLock("held");
     }
     profAdd(PROF_LOCK, t0);
-    holdBegin(holdLimit, kind == HX_LOCK_SHARED);
+    /* A turn is shared too: other drivers' kernels outside their batches
+     * (a rerun fetched, the timing's upload) may run beside it. */
+    holdBegin(holdLimit, kind != HX_LOCK_EXCLUSIVE);
 }
 
 void unlockGpu(void)
@@ -617,7 +628,7 @@ static double batchLimit(const Ctx *c, const Plan *p, const Batch *t)
 static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
 {
     const double t0 = hx_now_seconds();
-    lockGpu(HX_LOCK_SHARED, batchLimit(c, p, t));
+    lockGpu(g_turns ? HX_LOCK_TURN : HX_LOCK_SHARED, batchLimit(c, p, t));
     for (int s = 0; s < t->slots; ++s)
         b->pinned->scan[s].done = 0;
     for (int gi = 0; gi < t->groups; ++gi)

@@ -12,7 +12,7 @@
 
 #include "hx_time.h"
 
-enum { TURNSTILE = 0, GPU = 1 };
+enum { TURNSTILE = 0, GPU = 1, TURN = 2 };
 
 /* One byte's lock: type F_RDLCK, F_WRLCK or F_UNLCK. Returns 0, 1 when
  * busy (only without wait), -1 on error. */
@@ -60,19 +60,31 @@ static int lockKind(hx_gpu_lock *l, hx_lock_kind kind, int wait,
         errno = EINVAL;
         return -1;
     }
-    int rc = byteLock(l->fd, TURNSTILE, F_WRLCK, wait != 0);
-    if (rc)
+    int rc;
+    if (kind == HX_LOCK_TURN && (rc = byteLock(l->fd, TURN, F_WRLCK,
+                                               wait != 0)) != 0)
         return rc;
-    const short type = kind == HX_LOCK_SHARED ? F_RDLCK : F_WRLCK;
+    rc = byteLock(l->fd, TURNSTILE, F_WRLCK, wait != 0);
+    if (rc) {
+        if (kind == HX_LOCK_TURN) {
+            const int saved = errno;
+            byteLock(l->fd, TURN, F_UNLCK, 1);
+            errno = saved;
+        }
+        return rc;
+    }
+    const short type = kind == HX_LOCK_EXCLUSIVE ? F_WRLCK : F_RDLCK;
     rc = byteLock(l->fd, GPU, type, wait == 1);
     while (wait < 0 && rc == 1 && hx_now_seconds() < deadline) {
         const struct timespec nap = {0, 1000000};   /* 1 ms */
         nanosleep(&nap, NULL);
         rc = byteLock(l->fd, GPU, type, 0);
     }
-    if (rc || kind == HX_LOCK_SHARED) {
+    if (rc || kind != HX_LOCK_EXCLUSIVE) {
         const int saved = errno;
         byteLock(l->fd, TURNSTILE, F_UNLCK, 1);
+        if (rc && kind == HX_LOCK_TURN)
+            byteLock(l->fd, TURN, F_UNLCK, 1);
         errno = saved;
     }
     if (rc == 0)
@@ -102,6 +114,8 @@ void hx_gpu_lock_release(hx_gpu_lock *l)
         byteLock(l->fd, GPU, F_UNLCK, 1);
         if (l->held == HX_LOCK_EXCLUSIVE)
             byteLock(l->fd, TURNSTILE, F_UNLCK, 1);
+        if (l->held == HX_LOCK_TURN)
+            byteLock(l->fd, TURN, F_UNLCK, 1);
     }
     l->held = HX_LOCK_NONE;
 }

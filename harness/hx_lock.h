@@ -18,6 +18,14 @@
  * shared takers queue behind it: a stream of checking runs cannot starve
  * a timing run, which waits only for the runs already on the GPU.
  *
+ * A turn (HX_LOCK_TURN) is shared with every shared holder but alone
+ * among turns: the checks' batches of one driver at a time, while other
+ * processes create their contexts, allocate or tear down beside it. Byte
+ * 2 is the turn:
+ *   turn:       take byte 2 (write), then as shared; keep bytes 1 and 2
+ * It is taken before the turnstile, so a process waiting for a turn holds
+ * nothing a timing waits for.
+ *
  * A lock opened with no path does nothing (the student's own runs).
  */
 #ifndef HX_LOCK_H
@@ -30,7 +38,8 @@ extern "C" {
 typedef enum {
     HX_LOCK_NONE = 0,
     HX_LOCK_SHARED,
-    HX_LOCK_EXCLUSIVE
+    HX_LOCK_EXCLUSIVE,
+    HX_LOCK_TURN           /* shared, and alone among turns */
 } hx_lock_kind;
 
 typedef struct {

@@ -359,6 +359,33 @@ void test_gpu_lock(void)
     EXPECT(me.held == HX_LOCK_EXCLUSIVE);
     hx_gpu_lock_release(&me);
 
+    /* A turn: beside sharers, alone among turns, never beside the
+     * exclusive lock; a waiting exclusive taker closes the turnstile to
+     * new turns as to new sharers. */
+    t_holder f = t_hold(path, HX_LOCK_TURN);
+    EXPECT(t_holder_state(&f) == 'T');
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_SHARED) == 0);
+    hx_gpu_lock_release(&me);
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_TURN) == 1);
+    EXPECT(me.held == HX_LOCK_NONE);
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_EXCLUSIVE) == 1);
+    EXPECT_LL(t_holder_end(&f), 0);
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_TURN) == 0);
+    EXPECT(me.held == HX_LOCK_TURN);
+    hx_gpu_lock_release(&me);
+    t_holder g = t_hold(path, HX_LOCK_SHARED);
+    EXPECT(t_holder_state(&g) == 'T');
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_TURN) == 0);   /* beside a sharer */
+    hx_gpu_lock_release(&me);
+    t_holder h = t_hold(path, HX_LOCK_EXCLUSIVE);
+    EXPECT(t_becomes_busy(&me, HX_LOCK_TURN));
+    EXPECT_LL(t_holder_end(&g), 0);
+    EXPECT(t_holder_state(&h) == 'T');
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_TURN) == 1);
+    EXPECT_LL(t_holder_end(&h), 0);
+    EXPECT(hx_gpu_lock_try(&me, HX_LOCK_TURN) == 0);   /* all let go */
+    hx_gpu_lock_release(&me);
+
     /* A holder killed (a run past its time limit) leaves nothing held. */
     t_holder c = t_hold(path, HX_LOCK_EXCLUSIVE);
     EXPECT(t_holder_state(&c) == 'T');
