@@ -182,6 +182,16 @@ singlePassScanRing(const int *in, int *out, size_t n,
     }
     __syncthreads();   /* the barriers ready; no __syncthreads after this */
 
+    /* The ints of the tile at base, and of those the ones its bulk copy
+     * brings (whole 16-byte pieces; none without bulk copies): the rest
+     * are read from global memory. */
+    auto tileValid = [&](size_t base) {
+        return n - base < (size_t)Tile::SIZE ? n - base : (size_t)Tile::SIZE;
+    };
+    auto tileCopied = [&](size_t valid) {
+        return bulk ? (valid * sizeof(int) & ~(size_t)15) / sizeof(int)
+                    : (size_t)0;
+    };
     const int lane = threadIdx.x % 32;
     if (threadIdx.x >= BLOCK + 32) {
         /* The loader warp: a landed stage is summed first (its aggregate
@@ -197,12 +207,8 @@ singlePassScanRing(const int *in, int *out, size_t n,
                 const unsigned tile = stageTile[s];
                 if (tile == PIPE_END) continue;
                 const size_t base = (size_t)tile * Tile::SIZE;
-                const size_t valid = n - base < (size_t)Tile::SIZE
-                                         ? n - base
-                                         : (size_t)Tile::SIZE;
-                const size_t copied =
-                    bulk ? (valid * sizeof(int) & ~(size_t)15) / sizeof(int)
-                         : 0;
+                const size_t valid = tileValid(base);
+                const size_t copied = tileCopied(valid);
                 const int4 *v = ring + (size_t)s * (Tile::SIZE / 4);
                 unsigned sum = 0;
                 for (size_t i = lane; i < copied / 4; i += 32) {
@@ -234,11 +240,8 @@ singlePassScanRing(const int *in, int *out, size_t n,
                     } else {
                         stageTile[s] = tile;
                         const size_t base = (size_t)tile * Tile::SIZE;
-                        const size_t valid = n - base < (size_t)Tile::SIZE
-                                                 ? n - base
-                                                 : (size_t)Tile::SIZE;
-                        const unsigned bytes =
-                            bulk ? (unsigned)(valid * sizeof(int)) & ~15u : 0u;
+                        const unsigned bytes = (unsigned)(
+                            tileCopied(tileValid(base)) * sizeof(int));
                         if (bytes) {
                             /* Our own reads of this stage (the sum) came
                              * before, in the generic proxy. */
@@ -305,12 +308,8 @@ singlePassScanRing(const int *in, int *out, size_t n,
                 for (int j = 0; j < Tile::VECS; ++j)
                     x[j] = v[threadIdx.x + j * BLOCK];
             } else {
-                const size_t valid = n - base < (size_t)Tile::SIZE
-                                         ? n - base
-                                         : (size_t)Tile::SIZE;
-                const size_t copied =
-                    bulk ? (valid * sizeof(int) & ~(size_t)15) / sizeof(int)
-                         : 0;
+                const size_t valid = tileValid(base);
+                const size_t copied = tileCopied(valid);
                 const int *e = reinterpret_cast<const int *>(v);
 #pragma unroll
                 for (int j = 0; j < Tile::VECS; ++j) {
