@@ -94,6 +94,12 @@ __device__ inline bool ringDone(uint64_t *b, unsigned parity)
     return ok != 0;
 }
 
+/* Lane 0's value in every lane of the warp (all 32 must call it). */
+__device__ inline bool ringUniform(bool v)
+{
+    return __shfl_sync(0xffffffffu, (int)v, 0) != 0;
+}
+
 __device__ inline void ringWait(uint64_t *b, unsigned parity)
 {
     unsigned ok = 0;
@@ -200,8 +206,12 @@ singlePassScanRing(const int *in, int *out, size_t n,
         unsigned issued = 0, summed = 0;
         bool ended = false;
         for (;;) {
+            /* Every branch below is taken by the whole warp (its lanes
+             * meet in __shfl_sync with every lane named), so what a lane
+             * reads of a barrier's phase is lane 0's, for all of them:
+             * two lanes may see a phase complete at different moments. */
             if (summed < issued &&
-                ringDone(&fullBar[summed % S], (summed / S) & 1)) {
+                ringUniform(ringDone(&fullBar[summed % S], (summed / S) & 1))) {
                 const unsigned s = summed % S;
                 ++summed;
                 const unsigned tile = stageTile[s];
@@ -227,7 +237,8 @@ singlePassScanRing(const int *in, int *out, size_t n,
             }
             bool issue = !ended && issued - summed < S;
             if (issue && issued >= S)
-                issue = ringDone(&emptyBar[issued % S], (issued / S - 1) & 1);
+                issue = ringUniform(
+                    ringDone(&emptyBar[issued % S], (issued / S - 1) & 1));
             if (issue) {
                 const unsigned s = issued % S;
                 unsigned tile = 0;
