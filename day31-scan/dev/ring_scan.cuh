@@ -213,6 +213,10 @@ singlePassScanRing(const int *in, int *out, size_t n,
             if (summed < issued &&
                 ringUniform(ringDone(&fullBar[summed % S], (summed / S) & 1))) {
                 const unsigned s = summed % S;
+                /* Each lane observes the phase itself (at once: it has
+                 * completed), which orders the copy's bytes before its
+                 * reads of them, not only lane 0's. */
+                ringWait(&fullBar[s], (summed / S) & 1);
                 ++summed;
                 const unsigned tile = stageTile[s];
                 if (tile == PIPE_END) continue;
@@ -244,6 +248,9 @@ singlePassScanRing(const int *in, int *out, size_t n,
                 unsigned tile = 0;
                 if (lane == 0) tile = lookbackTakeTile(state);
                 tile = __shfl_sync(0xffffffffu, tile, 0);
+                /* The other lanes' reads of this stage (their sums) before
+                 * lane 0's fence and copy into it. */
+                __syncwarp();
                 if (lane == 0) {
                     if (tile >= tiles) {
                         stageTile[s] = PIPE_END;
