@@ -22,8 +22,9 @@ package harness/grader/).
 3. The compile stage through harness/grader/compiler.py: the corpus
    (corpus/, expected verdicts in expected.csv) graded with --build-only
    for ARCH 75, every compile-stage verdict exact and every other case
-   not_run; hostile names; no byte of /etc/passwd in OUT; the schemas of
-   grades.csv and results.json; shards and merge. Then test_flow.py: the
+   not_run; hostile names; then test_outputs.py: no byte of /etc/passwd
+   in OUT, the schemas of grades.csv and results.json, shards and merge.
+   Then test_flow.py: the
    named tests, identities, regrades, the summary, merges refused.
 4. Without a GPU: grade.py without --build-only says so at the start and
    at the end, exits 3 and writes no grades.
@@ -66,8 +67,10 @@ from grader import (cli, compiler, compiling, judge,  # noqa: E402
                     listing, machine, reports, running)
 import test_flow  # noqa: E402
 import test_hardening  # noqa: E402
+import test_outputs  # noqa: E402
 
 RESULTS = {"passed": 0, "failed": 0}
+THIS = sys.modules[__name__]   # what the test modules are given (rt)
 
 
 def check(ok, what):
@@ -386,7 +389,7 @@ def test_fake_runs(tmp):
         check(r.get("reason") == "no_file" and r.get("score") == "0",
               "no kernel: no_file, 0 points")
         _check_fake_details(out, rows)
-        check_schemas(out, list(rows.values()))
+        test_outputs.check_schemas(THIS, out, list(rows.values()))
         shutil.rmtree(out)
         two = os.path.join(tmp, "two-gpus")
         for marker in ("pass", "memcheck"):
@@ -608,132 +611,9 @@ def test_corpus_compile(tmp):
                   listing.display(r["key"])[:22], row.get("status"),
                   row.get("reason"), want[0], want[1],
                   row.get("detail", "")[:60]))
-    _check_outputs(out, rows, got, folders)
-    check_schemas(out, rows)
+    test_outputs.check_outputs(THIS, out, rows, got, folders)
+    test_outputs.check_schemas(THIS, out, rows)
     return klass, out
-
-
-def _check_outputs(out, rows, got, folders):
-    check(os.path.isfile(os.path.join(out, "grades.csv")) and
-          os.path.isdir(os.path.join(out, "submissions", "grades.csv")),
-          "a submission named grades.csv cannot touch OUT/grades.csv")
-    outside = [e for e in os.listdir(out) if e not in (
-        "grades.csv", "gradescope.csv", "timings.csv", "summary.txt",
-        "shard.json", "submissions", ".grader")]
-    check(not outside and not os.path.exists(os.path.join(out, "pwned"))
-          and not os.path.exists("pwned"), "nothing outside OUT's own files "
-          "(%s); no folder name ran in a shell" % outside)
-    with open("/etc/passwd", "rb") as f:
-        secrets = [l for l in f.read().splitlines() if len(l) > 8][:20]
-    leaked = []
-    for root, _, files in os.walk(out):
-        for name in files:
-            with open(os.path.join(root, name), "rb") as f:
-                data = f.read()
-            leaked += [name for s in secrets if s in data]
-    check(secrets and not leaked, "no line of /etc/passwd anywhere in OUT "
-          "(%s)" % leaked[:3])
-    inc = got.get("submissions/include_passwd", {})
-    check("/etc/passwd" in inc.get("detail", ""), "forbidden_include names "
-          "the path: %s" % inc.get("detail", "")[:80])
-    r = got.get("submissions/answer_formula", {})
-    check(r.get("answer", "").startswith("'=HYPERLINK("), "answer.txt's "
-          "formula reaches grades.csv as text: %s" % r.get("answer", "")[:30])
-    r = got.get("submissions/pass", {})
-    check(r.get("answer", "").startswith("The positive base") and
-          r["answer"].endswith("first positive."), "answer column: the "
-          "first sentence of answer.txt")
-    r = got.get("submissions/" + folders["-rf"], {})
-    check(r.get("submission") == "'-rf", "a name starting with - is "
-          "neutralised in grades.csv: %s" % r.get("submission"))
-    odd = [x for x in rows if "\\xff" in x["submission"]]
-    check(len(odd) == 1 and odd[0]["submission"].isprintable(), "odd bytes "
-          "in a name are shown escaped: %r" % [x["submission"] for x in odd])
-    r = got.get("submissions/no_file", {})
-    check("kernel.cu" in r.get("detail", ""), "no_file names the file "
-          "that was found: %s" % r.get("detail", ""))
-    modules = [f for _, _, files in os.walk(os.path.join(out, ".grader"))
-               for f in files if not f.endswith(".jsonl")]
-    check(not os.path.exists(os.path.join(out, "gradescope.csv")) and
-          not modules, "--build-only: no gradescope.csv (not_run is no "
-          "grade), no module left under OUT/.grader (%s)" % modules[:3])
-
-
-def is_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def check_schemas(out, rows):
-    errs = []
-    with open(os.path.join(out, "grades.csv"), newline="",
-              encoding="utf-8") as f:
-        header = next(csv.reader(f))
-    if tuple(header) != reports.CSV_COLUMNS:
-        errs.append("grades.csv columns %s" % header)
-    for r in rows:
-        if r["reason"] not in judge.REASONS or \
-                r["status"] != judge.status_of(r["reason"]):
-            errs.append("row %r: reason/status" % r["submission"])
-        for col in ("found_b1", "found_b2", "first_bad"):
-            if r[col] not in ("", "None") and not r[col].lstrip(
-                    "-").isdigit():
-                errs.append("row %r: %s %r" % (r["submission"], col, r[col]))
-        try:
-            with open(os.path.join(out, r["results"]), encoding="utf-8") as f:
-                res = json.load(f)
-        except (OSError, ValueError) as e:
-            errs.append("results.json of %r: %s" % (r["submission"], e))
-            continue
-        for key, typ in (("score", is_num), ("execution_time", is_num),
-                         ("output", lambda v: isinstance(v, str)),
-                         ("tests", lambda v: isinstance(v, list) and v)):
-            if not typ(res.get(key)):
-                errs.append("%r: top-level %s" % (r["submission"], key))
-        total = maximum = 0.0
-        for t in res.get("tests", []):
-            if not (isinstance(t.get("name"), str) and is_num(t.get("score"))
-                    and is_num(t.get("max_score")) and
-                    t.get("status") in ("passed", "failed") and
-                    isinstance(t.get("output"), str) and
-                    t.get("visibility") == "visible" and
-                    0 <= t["score"] <= t["max_score"]):
-                errs.append("%r: test %r" % (r["submission"], t.get("name")))
-                continue
-            total += t["score"]
-            maximum += t["max_score"]
-        if abs(total - res.get("score", -1)) > 0.011 or \
-                abs(maximum - 100) > 0.011 or \
-                r["score"] != "%g" % res.get("score"):
-            errs.append("%r: score %s, tests add up to %s of %s" % (
-                r["submission"], res.get("score"), total, maximum))
-    check(not errs, "schemas: grades.csv and %d results.json parse, scores "
-          "add up, out of 100 (%s)" % (len(rows), errs[:3]))
-
-
-def test_shards(tmp):
-    klass = os.path.join(tmp, "small")
-    for case in ("compile_error", "no_file", "signature_int_n"):
-        shutil.copytree(os.path.join(HERE, "corpus", case),
-                        os.path.join(klass, case))
-    outs = []
-    for i in range(2):
-        out = os.path.join(tmp, "shard%d" % i)
-        rc, text = grade([klass, "--out", out, "--shard", "%d/2" % i,
-                          "--build-only", "--arch", "75", "--seed", "5"])
-        check(rc == 0, "--shard %d/2 exits 0 (%s)" % (i, rc))
-        outs.append(out)
-    merged = os.path.join(tmp, "merged")
-    rc, text = grade(["merge"] + outs + ["--out", merged])
-    rows = read_rows(merged)
-    check(rc == 0 and sorted(r["submission"] for r in rows) == [
-        "compile_error", "no_file", "signature_int_n"] and all(
-        os.path.isfile(os.path.join(merged, r["results"])) for r in rows),
-          "merge of 2 shards: each submission once, with its results.json")
-    rc, text = grade(["merge", outs[0], "--out", os.path.join(tmp, "m2")])
-    check(rc != 0 and "missing" in text, "merge with a shard missing fails")
-    rc, text = grade(["merge", outs[0], outs[0], outs[1], "--out",
-                      os.path.join(tmp, "m3")])
-    check(rc != 0 and "twice" in text, "merge with a submission twice fails")
 
 
 # ---------------------------------------------------------------------------
@@ -800,7 +680,7 @@ def test_gpu(tmp, keep):
     check(passing and all(x["score"] == "100" for x in passing),
           "every passing case has full marks (%s)" % sorted(
               {x["score"] for x in passing}))
-    check_schemas(out, rows)
+    test_outputs.check_schemas(THIS, out, rows)
     row = got.get("submissions/oob_mib", {})
     check("memcheck" in row.get("detail", ""), "oob_mib's finding is "
           "memcheck's: %s" % row.get("detail", "")[:90])
@@ -883,7 +763,7 @@ def main():
         test_classes(tmp)
         test_fake_runs(tmp)
         test_corpus_compile(tmp)
-        test_shards(tmp)
+        test_outputs.test_shards(THIS, tmp)
         test_hardening.run(sys.modules[__name__], tmp)
         test_flow.run(sys.modules[__name__], tmp)
         if cc:
