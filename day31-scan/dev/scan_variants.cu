@@ -420,6 +420,9 @@ static const char USAGE[] =
 int main(int argc, char **argv)
 {
     const double start = hx_now_seconds();
+    /* A line at a time, also into a file: a run stopped by a timeout
+     * (a configuration that hangs) still shows the sizes it passed. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     hx_opts o;
     hx_device dev;
     int rc = hx_parse_args(argc, argv, &o, HX_OPT_VARIANTS, PROG, USAGE);
