@@ -142,7 +142,10 @@ static const Config configs[] = {
      PIPED(256, 24, PIPE_MBARRIER)},
     {"256 x 24 ring of bulk copies, 1 block an SM", RING(256, 24, 1)},
     {"256 x 24 ring of bulk copies, 2 blocks an SM", RING(256, 24, 2)},
+    {"256 x 24 ring of bulk copies, 3 blocks an SM", RING(256, 24, 3)},
     {"256 x 16 ring of bulk copies, 1 block an SM", RING(256, 16, 1)},
+    {"256 x 16 ring of bulk copies, 2 blocks an SM", RING(256, 16, 2)},
+    {"256 x 16 ring of bulk copies, 3 blocks an SM", RING(256, 16, 3)},
 };
 #undef PLAIN
 #undef PIPED
