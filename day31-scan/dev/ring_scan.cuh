@@ -28,7 +28,7 @@
  *     prefix while the tile threads scan tile k, then they add it and
  *     store with int4 stores.
  * The contract is singlePassScan's (../singlepass_scan.cuh), except that
- * the grid must be resident (the launcher's: one or two blocks an SM);
+ * the grid must be resident (the launcher's: one to three blocks an SM);
  * an input that is not 16-byte aligned has no bulk copies (its stages
  * carry only the index, and the tile threads load from global memory).
  * Deadlock-free: a tile's aggregate is published as soon as its bytes

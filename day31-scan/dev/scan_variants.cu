@@ -6,8 +6,8 @@
  * configuration before any tuning (acquire-release), loading ahead, wider
  * windows, backoff, other tile shapes of the pipelined loop, and its
  * mbarrier form; on sm_90 and newer with SCAN_VARIANTS_RING=1, the ring
- * of bulk copies (ring_scan.cuh), one and two blocks an SM, its stages
- * sized from the device (left out otherwise: see ringWanted).
+ * of bulk copies (ring_scan.cuh), one, two and three blocks an SM, its
+ * stages sized from the device (left out otherwise: see ringWanted).
  *
  * Build: make -C day31-scan dev
  * Run:   ./day31-scan/dev/scan-variants [--n N] [--runs R] [--warmup W]
