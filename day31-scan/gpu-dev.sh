@@ -40,6 +40,8 @@
 #                tiles)
 #   racecheck    the same over scan --check --n 140001 (23 production
 #                tiles; racecheck is the slow one)
+#   ring-*       only when named: the ring of bulk copies (at the end of
+#                this file), its check, timing, Nsight and sanitizers
 set -u
 cd "$(dirname "$0")/.." || exit 2
 . harness/dev-steps.sh
@@ -96,5 +98,29 @@ step racecheck 0 200 $san --tool racecheck ./day31-scan/scan --check \
     --n 140001
 step synccheck 0 200 $san --tool synccheck $small
 step initcheck 0 200 $san --tool initcheck $small
+
+# The ring of bulk copies (dev/ring_scan.cuh, an experiment, sm_90 and
+# newer; day31-scan/NOTES.md): its steps run only when named, never in
+# the default run: ring-check ring-variants ring-ncu ring-memcheck
+# ring-racecheck ring-synccheck ring-initcheck.
+if [[ "$steps_only" == *" ring-"* ]]; then
+    ring="env SCAN_VARIANTS_RING=1"
+    vars=./day31-scan/dev/scan-variants
+    step ring-check 0 300 $ring $vars --check
+    step ring-variants 0 120 $ring $vars --n 2^28
+    step ring-ncu 0 300 $ring ncu --clock-control none \
+        --section SpeedOfLight --section MemoryWorkloadAnalysis \
+        --section WarpStateStats --launch-count 12 \
+        --kernel-name 'regex:singlePassScan(Ring|Piped)|DeviceScanKernel' \
+        $vars --n 2^26 --runs 1 --warmup 0
+    step ring-memcheck 0 300 $ring $san --tool memcheck $vars --check \
+        --n 1000003
+    step ring-racecheck 0 300 $ring $san --tool racecheck $vars --check \
+        --n 140001
+    step ring-synccheck 0 300 $ring $san --tool synccheck $vars --check \
+        --n 1000003
+    step ring-initcheck 0 300 $ring $san --tool initcheck $vars --check \
+        --n 1000003
+fi
 
 steps_end
