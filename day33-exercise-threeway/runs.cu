@@ -628,7 +628,10 @@ static double batchLimit(const Ctx *c, const Plan *p, const Batch *t)
 static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
 {
     const double t0 = hx_now_seconds();
-    lockGpu(g_turns ? HX_LOCK_TURN : HX_LOCK_SHARED, batchLimit(c, p, t));
+    /* Turns for the plan's batches, not for memcheck's: under the tool a
+     * batch is many times slower, and would hold every other turn back. */
+    const int turn = g_turns && strcmp(p->name, "sanitize") != 0;
+    lockGpu(turn ? HX_LOCK_TURN : HX_LOCK_SHARED, batchLimit(c, p, t));
     for (int s = 0; s < t->slots; ++s)
         b->pinned->scan[s].done = 0;
     for (int gi = 0; gi < t->groups; ++gi)
