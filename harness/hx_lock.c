@@ -60,25 +60,21 @@ static int lockKind(hx_gpu_lock *l, hx_lock_kind kind, int wait,
         errno = EINVAL;
         return -1;
     }
-    int rc;
-    if (kind == HX_LOCK_TURN && (rc = byteLock(l->fd, TURN, F_WRLCK,
-                                               wait != 0)) != 0)
+    /* A turn first; then the turnstile; then the GPU. On any failure
+     * everything is let go (an unlock of a byte not held does nothing). */
+    int rc = kind == HX_LOCK_TURN ? byteLock(l->fd, TURN, F_WRLCK, wait != 0)
+                                  : 0;
+    if (rc)
         return rc;
     rc = byteLock(l->fd, TURNSTILE, F_WRLCK, wait != 0);
-    if (rc) {
-        if (kind == HX_LOCK_TURN) {
-            const int saved = errno;
-            byteLock(l->fd, TURN, F_UNLCK, 1);
-            errno = saved;
-        }
-        return rc;
-    }
     const short type = kind == HX_LOCK_EXCLUSIVE ? F_WRLCK : F_RDLCK;
-    rc = byteLock(l->fd, GPU, type, wait == 1);
-    while (wait < 0 && rc == 1 && hx_now_seconds() < deadline) {
-        const struct timespec nap = {0, 1000000};   /* 1 ms */
-        nanosleep(&nap, NULL);
-        rc = byteLock(l->fd, GPU, type, 0);
+    if (rc == 0) {
+        rc = byteLock(l->fd, GPU, type, wait == 1);
+        while (wait < 0 && rc == 1 && hx_now_seconds() < deadline) {
+            const struct timespec nap = {0, 1000000};   /* 1 ms */
+            nanosleep(&nap, NULL);
+            rc = byteLock(l->fd, GPU, type, 0);
+        }
     }
     if (rc || kind != HX_LOCK_EXCLUSIVE) {
         const int saved = errno;
