@@ -265,8 +265,9 @@ static size_t ringSmem(const Config *c)
     if (share < fa.sharedSizeBytes + 2 * tile) return 0;
     size_t stages = (share - fa.sharedSizeBytes) / tile;
     if (stages > RING_MAX_STAGES) stages = RING_MAX_STAGES;
-    /* The most any configuration of this kernel asks for (two share it,
-     * sized differently: the attribute is the kernel's, not the launch's). */
+    /* The most any configuration of this kernel asks for: the 1, 2 and 3
+     * blocks an SM share it, sized differently, and the attribute is the
+     * kernel's, not the launch's. */
     HX_CHECK(cudaFuncSetAttribute(
         (const void *)c->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
         optin - (int)fa.sharedSizeBytes));
