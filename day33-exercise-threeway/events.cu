@@ -123,6 +123,7 @@
  */
 #include <cstdlib>
 #include <cstring>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -516,6 +517,14 @@ void profPrint(void)
         gpuPrint();
     fprintf(stderr, "%s: profile (s):", g_prog);
     for (int k = 0; k < PROF_PARTS; ++k)
-        fprintf(stderr, " %s %.3f%s", names[k], g_prof[k],
-                k + 1 < PROF_PARTS ? "," : "\n");
+        fprintf(stderr, " %s %.3f,", names[k], g_prof[k]);
+    /* The process's CPU, every thread's (the digest's among them): what
+     * a driver costs the machine's cores. */
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        fprintf(stderr, " CPU user %.3f, CPU system %.3f\n",
+                ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6,
+                ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6);
+    else
+        fprintf(stderr, " CPU unknown\n");
 }
