@@ -223,16 +223,15 @@ void scansFor(Buffers *b, const Plan *p)
 /* ------------------------------------------------------------------ */
 /* One group: its input, its reference, its digests.                   */
 
-/* A group's (size, mix, test) and its input, into b->hIn. */
-static void groupInput(Buffers *b, Group *g, size_t n, plan_mix mix,
-                       plan_test t, uint64_t seed)
+/* A group's (size, mix, test) and its input, into hIn. */
+static void groupInput(const Buffers *b, int *hIn, Group *g, size_t n,
+                       plan_mix mix, plan_test t, uint64_t seed)
 {
     memset(g, 0, sizeof *g);
     g->n = n;
     g->mix = mix;
     g->test = t;
-    planFillCached(b->hIn, n, mix, planInputSeed(seed, n, mix),
-                   b->inputCache);
+    planFillCached(hIn, n, mix, planInputSeed(seed, n, mix), b->inputCache);
 }
 
 /* The host's half: the input, its boundaries, a fresh key and the sums
@@ -246,11 +245,19 @@ static void groupInput(Buffers *b, Group *g, size_t n, plan_mix mix,
 void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
                uint64_t seed)
 {
-    groupInput(b, g, n, mix, t, seed);
+    groupHostInto(b, b->hIn, g, n, mix, t, seed);
+}
+
+/* groupHost with the input into hIn instead of b->hIn, reading b alone:
+ * the batches' second host buffer, filled on another thread (runs.cu). */
+void groupHostInto(const Buffers *b, int *hIn, Group *g, size_t n,
+                   plan_mix mix, plan_test t, uint64_t seed)
+{
+    groupInput(b, hIn, g, n, mix, t, seed);
     size_t a, ab;
     g->key = randomWord();
     g->masked = n == b->maskedN && mix == MIX_THIRDS;
-    digestHostGroup(b->hIn, n, g->key, g->masked, &a, &ab, g->sum);
+    digestHostGroup(hIn, n, g->key, g->masked, &a, &ab, g->sum);
     g->a = a;
     g->ab = ab;
     g->valid = 1;
@@ -262,7 +269,7 @@ void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
 void groupFetched(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
                   uint64_t seed)
 {
-    groupInput(b, g, n, mix, t, seed);
+    groupInput(b, b->hIn, g, n, mix, t, seed);
     hx_split3(b->hIn, b->hRef, n, &g->a, &g->ab);
     g->refMade = 1;
     g->valid = 1;

@@ -325,8 +325,15 @@ double launchLimit(const Ctx *c, size_t n);
 #define TIMING_FLOOR_S 2.0
 #define TIMING_FACTOR 20.0
 double timingLimit(const Ctx *c, size_t n, int launches);
+/* The checks' launches timed for it (timing.cu): around each launch of a
+ * batch, then summed once the batch has ended. */
+void rateBegin(const Buffers *b, const Run *r);
+void rateEnd(const Buffers *b, const Run *r);
+void rateSum(void);
 void groupHost(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
                uint64_t seed);
+void groupHostInto(const Buffers *b, int *hIn, Group *g, size_t n,
+                   plan_mix mix, plan_test t, uint64_t seed);
 void groupFetched(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
                   uint64_t seed);
 void groupReference(Buffers *b, const Group *g);
@@ -399,7 +406,7 @@ void printSummary(const Ctx *c, const Tally *t);
 
 enum { PROF_ALLOC, PROF_INPUTS, PROF_LOCK, PROF_RUNS, PROF_SLOW,
        PROF_TIMING, PROF_HELD_SHARED, PROF_HELD_ALONE, PROF_UPLOADS,
-       PROF_PARTS };
+       PROF_INPUTS_WAIT, PROF_PARTS };
 void profAdd(int part, double since);
 void profPrint(void);
 /* HX_PROFILE=gpu: the batches' stream time by step, from timing events

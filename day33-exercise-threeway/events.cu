@@ -509,7 +509,8 @@ void profPrint(void)
         "buffers", "inputs and references", "lock waits",
         "batches (uploads, ranks, runs)", "runs fetched again", "timing",
         "the GPU lock held shared", "held alone",
-        "the host blocked in the inputs' uploads"};
+        "the host blocked in the inputs' uploads",
+        "waits for the next batch's inputs"};
     const char *on = getenv("HX_PROFILE");
     if (!on || (strcmp(on, "1") && strcmp(on, "gpu")))
         return;

@@ -70,6 +70,10 @@ typedef struct {
     size_t staged;
     int refused;            /* the run whose launch was refused, or -1 */
     CUresult refusedWith;
+    int *stage;             /* its staged inputs (uploadAlloc) */
+    int *hIn;               /* its last group's input, a group too large
+                               for the stage among them */
+    int hInPinned;
 } Batch;
 
 /* Everything here is under g_flightLock: the watchdog thread reads it. */
@@ -88,8 +92,6 @@ static struct {
 } g_flight;
 static pthread_mutex_t g_flightLock = PTHREAD_MUTEX_INITIALIZER;
 static hx_gpu_lock g_lock;
-static int *g_stage;        /* the batch's inputs (uploadAlloc) */
-static int g_stagePinned;
 static int g_alone;         /* --exclusive: every hold alone */
 static int g_turns;         /* HX_TURNS=1: the plan's batches take turns;
                                2: memcheck's run's batches too */
@@ -217,68 +219,6 @@ double launchLimit(const Ctx *c, size_t n)
 {
     const double scale = (double)n / (double)((size_t)1 << 24);
     return c->runTimeout * (scale > 1.0 ? scale : 1.0);
-}
-
-/* The student's launches of RATE_FROM elements or more in the checks, on
- * the timing's own grid (BLOCK threads, hx_grid_for's blocks: a small
- * grid's launch takes far longer an element and says nothing of the
- * timing's): timed by a pair of events each (RATE_PAIRS a batch at
- * most), the longest time an element kept (ms). -1 while none was
- * timed. */
-#define RATE_FROM ((size_t)1 << 22)
-#define RATE_PAIRS 64
-static cudaEvent_t g_rateEv[2 * RATE_PAIRS];
-static size_t g_rateN[RATE_PAIRS];
-static int g_ratePairs;
-static double g_rateMs = -1;
-
-static int rateTimed(const Buffers *b, const Run *r)
-{
-    return r->n >= RATE_FROM && r->block == BLOCK &&
-           r->blocks == hx_grid_for(b->dev, r->n, BLOCK);
-}
-
-static void rateBegin(const Buffers *b, const Run *r)
-{
-    if (!rateTimed(b, r) || g_ratePairs == RATE_PAIRS)
-        return;
-    cudaEvent_t *e = &g_rateEv[2 * g_ratePairs];
-    if (!e[0]) {
-        HX_CHECK(cudaEventCreate(&e[0]));
-        HX_CHECK(cudaEventCreate(&e[1]));
-    }
-    HX_CHECK(cudaEventRecord(e[0], 0));
-}
-
-static void rateEnd(const Buffers *b, const Run *r)
-{
-    if (!rateTimed(b, r) || g_ratePairs == RATE_PAIRS)
-        return;
-    HX_CHECK(cudaEventRecord(g_rateEv[2 * g_ratePairs + 1], 0));
-    g_rateN[g_ratePairs++] = r->n;
-}
-
-/* After a batch has ended. */
-static void rateSum(void)
-{
-    for (int k = 0; k < g_ratePairs; ++k) {
-        float ms = 0;
-        HX_CHECK(cudaEventElapsedTime(&ms, g_rateEv[2 * k],
-                                      g_rateEv[2 * k + 1]));
-        if (ms / (double)g_rateN[k] > g_rateMs)
-            g_rateMs = ms / (double)g_rateN[k];
-    }
-    g_ratePairs = 0;
-}
-
-double timingLimit(const Ctx *c, size_t n, int launches)
-{
-    const double most = launchLimit(c, n);
-    if (g_rateMs < 0)
-        return most;
-    const double t = TIMING_FLOOR_S +
-                     TIMING_FACTOR * launches * g_rateMs * (double)n / 1000.0;
-    return t < most ? t : most;
 }
 
 /* The outcome of a run whose every launch was clean: the report
@@ -491,6 +431,18 @@ static void *watchdog(void *unused)
     return NULL;
 }
 
+/* A thread that takes no signal (they stay the main thread's): 1 when it
+ * started. */
+static int helperStart(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    const int started = pthread_create(thread, NULL, fn, arg) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return started;
+}
+
 /* Starts the watchdog thread once; without it the main thread's polls
  * still watch the limits, only not while it is blocked in a CUDA call. */
 void watchdogStart(void)
@@ -500,12 +452,8 @@ void watchdogStart(void)
         return;
     started = 1;
     pthread_t thread;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);   /* signals stay the main's */
-    if (pthread_create(&thread, NULL, watchdog, NULL) == 0)
+    if (helperStart(&thread, watchdog, NULL))
         pthread_detach(thread);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -539,18 +487,20 @@ static int groupEnd(const Ctx *c, const Plan *p, const Tally *t, int k,
 
 /* Fills batch t with the groups from plan run k on, made on the host
  * (groupHost) and their inputs staged, as many as fit (a group too large
- * for the stage goes alone, last made, so that b->hIn holds it). Groups
+ * for the stage goes alone, last made, so that t->hIn holds it). Groups
  * with nothing to run are passed over. Returns the plan run after the
  * last group taken. */
-static int batchFill(const Ctx *c, Buffers *b, const Plan *p,
+static int batchFill(const Ctx *c, const Buffers *b, const Plan *p,
                      const Tally *tally, int k, uint64_t seed, Batch *t,
                      Group *g)
 {
+    int *const stage = t->stage, *const hIn = t->hIn;
+    const int hInPinned = t->hInPinned;
     memset(t, 0, sizeof *t);
     t->refused = -1;
-    if (!g_stage)
-        g_stage = (int *)uploadAlloc(STAGE_INTS, sizeof(int), "the stage",
-                                     &g_stagePinned);
+    t->stage = stage;
+    t->hIn = hIn;
+    t->hInPinned = hInPinned;
     while (k < p->count) {
         int launches;
         const int end = groupEnd(c, p, tally, k, &launches);
@@ -565,7 +515,7 @@ static int batchFill(const Ctx *c, Buffers *b, const Plan *p,
                           t->groups == BATCH_GROUPS))
             break;
         const double t0 = hx_now_seconds();
-        groupHost(b, g, n, p->run[k].mix, p->run[k].test, seed);
+        groupHostInto(b, hIn, g, n, p->run[k].mix, p->run[k].test, seed);
         BatchGroup *bg = &t->group[t->groups];
         bg->g = *g;
         bg->first = k;
@@ -573,7 +523,7 @@ static int batchFill(const Ctx *c, Buffers *b, const Plan *p,
         bg->staged = fits;
         if (fits) {
             bg->stageAt = t->staged;
-            memcpy(g_stage + t->staged, b->hIn, n * sizeof(int));
+            memcpy(stage + t->staged, hIn, n * sizeof(int));
             t->staged += n;
         }
         for (int r = k; r < end; ++r) {
@@ -658,7 +608,7 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
     for (int gi = 0; gi < t->groups && t->refused < 0; ++gi) {
         const BatchGroup *bg = &t->group[gi];
         groupEnqueue(b, &bg->g,
-                     bg->staged ? g_stage + bg->stageAt : b->hIn, gi);
+                     bg->staged ? t->stage + bg->stageAt : t->hIn, gi);
         /* The inputs' baseline, before the group's first launch. */
         outFor(b, bg->g.n);
         t->baseCheck[gi] = b->checkCount;
@@ -773,21 +723,104 @@ static void batchOutcome(const Ctx *c, Buffers *b, const Plan *p,
     o->status = o->disagree ? "nondeterministic" : o->v.status;
 }
 
+/* The next batch, made on the host by a second thread while the GPU runs
+ * the one before (HX_PIPELINE=0: one after the other, on the main
+ * thread). Each of the two batches has its own stage and input buffer,
+ * so the one being made never touches what the uploads in flight read;
+ * it decides its runs from a copy of the tally taken when it began, and
+ * is made again, on the main thread, when a test stopped meanwhile. */
+typedef struct {
+    const Ctx *c;
+    const Buffers *b;
+    const Plan *p;
+    Tally tally;
+    int k, next;
+    uint64_t seed;
+    Batch *t;
+    Group g;
+    double waited;
+} Prefill;
+
+static void *prefillRun(void *arg)
+{
+    Prefill *f = (Prefill *)arg;
+    f->next = batchFill(f->c, f->b, f->p, &f->tally, f->k, f->seed, f->t,
+                        &f->g);
+    return NULL;
+}
+
+static int pipelined(void)
+{
+    const char *e = getenv("HX_PIPELINE");
+    return !(e && !strcmp(e, "0"));
+}
+
+/* The two batches' buffers: the first input buffer is b->hIn's. */
+static void batchesAlloc(Buffers *b, Batch batch[2])
+{
+    for (int i = 0; i < 2; ++i) {
+        int pinned;
+        batch[i].stage = (int *)uploadAlloc(STAGE_INTS, sizeof(int),
+                                            "the stage", &pinned);
+    }
+    batch[0].hIn = b->hIn;
+    batch[0].hInPinned = b->hInPinned;
+    batch[1].hIn = pipelined()
+        ? (int *)uploadAlloc(b->cap ? b->cap : 1, sizeof(int),
+                             "the second input", &batch[1].hInPinned)
+        : b->hIn;
+    if (!pipelined())
+        batch[1].hInPinned = b->hInPinned;
+}
+
+static int testsStopped(const Ctx *c, const Tally *t)
+{
+    int n = 0;
+    for (int k = 0; k < TEST_COUNT; ++k)
+        n += c->stopTests && t->test[k].failedAt >= 0;
+    return n;
+}
+
 /* Runs the plan in batches, counting into *t. In grade mode each test
  * stops at its own first failing run (its later runs are reported not
  * run) and the others go on; student mode runs every run, for the
- * report. g is left describing the last group made on the host. */
+ * report. g is left describing the last group made on the host, whose
+ * input b->hIn holds. */
 void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
              Group *g, Tally *t)
 {
-    static Batch batch;
+    static Batch two[2];
+    static Prefill pre;
+    if (!two[0].stage)
+        batchesAlloc(b, two);
+    const int pipe = pipelined();
+    int cur = 0;
     memset(g, 0, sizeof *g);
     for (int k = 0; k < TEST_COUNT; ++k)
         t->test[k].failedAt = -1;
+    int next = p->count ? batchFill(c, b, p, t, 0, seed, &two[0], g) : 0;
     for (int k = 0; k < p->count;) {
-        const int next = batchFill(c, b, p, t, k, seed, &batch, g);
+        Batch &batch = two[cur];
+        pthread_t helper;
+        int helping = 0;
+        if (pipe && next < p->count) {
+            pre.c = c;
+            pre.b = b;
+            pre.p = p;
+            pre.tally = *t;
+            pre.k = next;
+            pre.seed = seed;
+            pre.t = &two[!cur];
+            helping = helperStart(&helper, prefillRun, &pre);
+        }
+        const int stopped = testsStopped(c, t);
         if (batch.slots)
             batchRun(c, b, p, &batch);
+        /* The batch's last group is the one b->hIn holds. */
+        b->hIn = batch.hIn;
+        b->hInPinned = batch.hInPinned;
+        if (batch.groups)
+            *g = batch.group[batch.groups - 1].g;
         /* Every run from k to next: its outcome, or skipped. */
         int slot = 0;
         for (int r = k; r < next; ++r) {
@@ -836,7 +869,21 @@ void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
                 eventResult(r, run, &o);
             tallyRun(c, run, &o, t);
         }
-        k = next;
+        /* The next batch: the helper's, unless a test stopped since it
+         * began (its runs were chosen from the tally before). */
+        const int after = next;
+        if (helping) {
+            const double w0 = hx_now_seconds();
+            pthread_join(helper, NULL);
+            profAdd(PROF_INPUTS_WAIT, w0);
+            next = testsStopped(c, t) == stopped
+                ? pre.next
+                : batchFill(c, b, p, t, after, seed, &two[!cur], &pre.g);
+        } else if (after < p->count) {
+            next = batchFill(c, b, p, t, after, seed, &two[!cur], &pre.g);
+        }
+        cur = !cur;
+        k = after;
     }
     for (int k = 0; k < TEST_COUNT; ++k)
         if (c->tests >> k & 1 && p->testRuns[k] && g_ev.f)

@@ -374,3 +374,68 @@ const char *gradeTiming(const Ctx *c, Buffers *b, Group *g,
         return NULL;
     return timingStatus(badKind);
 }
+
+/* ------------------------------------------------------------------ */
+/* The timing's bound, from the checks' own launches (runs.cu).       */
+
+/* The student's launches of RATE_FROM elements or more in the checks, on
+ * the timing's own grid (BLOCK threads, hx_grid_for's blocks: a small
+ * grid's launch takes far longer an element and says nothing of the
+ * timing's): timed by a pair of events each (RATE_PAIRS a batch at
+ * most), the longest time an element kept (ms). -1 while none was
+ * timed. */
+#define RATE_FROM ((size_t)1 << 22)
+#define RATE_PAIRS 64
+static cudaEvent_t g_rateEv[2 * RATE_PAIRS];
+static size_t g_rateN[RATE_PAIRS];
+static int g_ratePairs;
+static double g_rateMs = -1;
+
+static int rateTimed(const Buffers *b, const Run *r)
+{
+    return r->n >= RATE_FROM && r->block == BLOCK &&
+           r->blocks == hx_grid_for(b->dev, r->n, BLOCK);
+}
+
+void rateBegin(const Buffers *b, const Run *r)
+{
+    if (!rateTimed(b, r) || g_ratePairs == RATE_PAIRS)
+        return;
+    cudaEvent_t *e = &g_rateEv[2 * g_ratePairs];
+    if (!e[0]) {
+        HX_CHECK(cudaEventCreate(&e[0]));
+        HX_CHECK(cudaEventCreate(&e[1]));
+    }
+    HX_CHECK(cudaEventRecord(e[0], 0));
+}
+
+void rateEnd(const Buffers *b, const Run *r)
+{
+    if (!rateTimed(b, r) || g_ratePairs == RATE_PAIRS)
+        return;
+    HX_CHECK(cudaEventRecord(g_rateEv[2 * g_ratePairs + 1], 0));
+    g_rateN[g_ratePairs++] = r->n;
+}
+
+/* After a batch has ended. */
+void rateSum(void)
+{
+    for (int k = 0; k < g_ratePairs; ++k) {
+        float ms = 0;
+        HX_CHECK(cudaEventElapsedTime(&ms, g_rateEv[2 * k],
+                                      g_rateEv[2 * k + 1]));
+        if (ms / (double)g_rateN[k] > g_rateMs)
+            g_rateMs = ms / (double)g_rateN[k];
+    }
+    g_ratePairs = 0;
+}
+
+double timingLimit(const Ctx *c, size_t n, int launches)
+{
+    const double most = launchLimit(c, n);
+    if (g_rateMs < 0)
+        return most;
+    const double t = TIMING_FLOOR_S +
+                     TIMING_FACTOR * launches * g_rateMs * (double)n / 1000.0;
+    return t < most ? t : most;
+}
