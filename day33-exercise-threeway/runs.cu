@@ -16,6 +16,11 @@
  * uploadAlloc; a larger group alone, from Buffers.hIn),
  * each group's input uploaded from the stage, its ranks made and checked,
  * then its runs, all in stream order, and one wait for the whole batch.
+ * While the GPU runs a batch, a second thread makes the next one on the
+ * host (its inputs and the digests it is checked against: the driver's
+ * largest host work), into a stage and an input buffer of its own, so
+ * the host's work and the GPU's overlap (HX_PIPELINE=0: one after the
+ * other; runPlan).
  * Each launch's checks are written to the host as soon as they are made,
  * so the first slot not yet arrived names the run a fault or a hang is
  * in. A second thread, the watchdog, stops the process (exit 6, after a
