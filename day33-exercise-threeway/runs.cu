@@ -743,7 +743,6 @@ typedef struct {
     uint64_t seed;
     Batch *t;
     Group g;
-    double waited;
 } Prefill;
 
 static void *prefillRun(void *arg)
