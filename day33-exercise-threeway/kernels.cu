@@ -21,7 +21,9 @@
  *   under the same key, and the host compares: the output's digest with
  *   the reference's, each input's with its baseline's.
  * - The key is drawn on the host from /dev/urandom (randomWord), one for
- *   each group of runs, and kept in pageable memory. It reaches the GPU
+ *   each group of runs, and kept in pageable memory (with --input-cache,
+ *   one for each group of a grading run, which its drivers share through
+ *   a file beside the group's input, on the host: groupHostInto). It reaches the GPU
  *   only through a host function queued in the stream after the student's
  *   launch (putKey): the stream runs it only once the kernel has ended; it
  *   writes the key into one page-locked word, which a one-thread kernel

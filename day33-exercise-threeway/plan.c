@@ -334,6 +334,52 @@ int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
     return 0;
 }
 
+/* A record's file beside the inputs': DIR/<seed>-<n>-<mix>.<ext>. */
+static int recordPath(char *path, size_t size, const char *dir, uint64_t seed,
+                      size_t n, plan_mix m, const char *ext)
+{
+    const int len = dir && *dir
+        ? snprintf(path, size, "%s/%016llx-%zu-%d.%s", dir,
+                   (unsigned long long)seed, n, (int)m, ext)
+        : -1;
+    return len >= 0 && (size_t)len < size;
+}
+
+int planRecordRead(const char *dir, uint64_t seed, size_t n, plan_mix m,
+                   const char *ext, void *rec, size_t bytes)
+{
+    char path[4096];
+    if (!recordPath(path, sizeof path, dir, seed, n, m, ext))
+        return 0;
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    const int whole = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                      (size_t)st.st_size == bytes &&
+                      moveAll(fd, rec, bytes, 0);
+    close(fd);
+    return whole;
+}
+
+void planRecordWrite(const char *dir, uint64_t seed, size_t n, plan_mix m,
+                     const char *ext, const void *rec, size_t bytes)
+{
+    char path[4096], tmp[4096];
+    if (!recordPath(path, sizeof path, dir, seed, n, m, ext))
+        return;
+    const int tlen = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path,
+                              (long)getpid());
+    if (tlen < 0 || (size_t)tlen >= sizeof tmp)
+        return;
+    const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    const int ok = moveAll(fd, (void *)rec, bytes, 1);
+    if (close(fd) != 0 || !ok || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
 unsigned planGrid(int sms, size_t n, unsigned block)
 {
     hx_device dev;

@@ -111,6 +111,16 @@ void planFill(int *a, size_t n, plan_mix m, uint64_t seed);
 int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
                    const char *dir);
 
+/* A small record of a (size, mix) in the same folder, beside its input:
+ * DIR/<seed>-<n>-<mix>.<ext> (seed: planInputSeed's). Read: 1 when the
+ * file holds exactly bytes bytes, else 0. Write: under a name of this
+ * process's, then renamed (a reader finds a whole record or none); any
+ * failure leaves no file. dir NULL or "": neither does anything. */
+int planRecordRead(const char *dir, uint64_t seed, size_t n, plan_mix m,
+                   const char *ext, void *rec, size_t bytes);
+void planRecordWrite(const char *dir, uint64_t seed, size_t n, plan_mix m,
+                     const char *ext, const void *rec, size_t bytes);
+
 /* Calls fn(ctx, lo, hi, part) on parts ranges (at most PLAN_RANGES_MAX)
  * that cover [0, n) in order, part 0 first; one range when n < alone.
  * Part 0 runs in the caller, every other in a thread of its own (a thread

@@ -308,6 +308,37 @@ static void cached(void)
     free(got);
 }
 
+/* planRecordWrite then planRecordRead: the same bytes back; a record of
+ * another size, another (size, mix) or extension, or no folder: not read. */
+static void records(void)
+{
+    char dir[] = "/tmp/test_plan.XXXXXX", path[600];
+    EXPECT(mkdtemp(dir) != NULL, "no scratch folder");
+    const uint64_t rec[4] = {1, 0x0123456789abcdefull, 3, 4};
+    uint64_t got[4] = {0}, more[5] = {0};
+    EXPECT(!planRecordRead(dir, 9, 70000, MIX_THIRDS, "digest", got,
+                           sizeof got), "a record read before written");
+    planRecordWrite(dir, 9, 70000, MIX_THIRDS, "digest", rec, sizeof rec);
+    EXPECT(planRecordRead(dir, 9, 70000, MIX_THIRDS, "digest", got,
+                          sizeof got) && !memcmp(got, rec, sizeof rec),
+           "a record written did not read back the same");
+    EXPECT(!planRecordRead(dir, 9, 70000, MIX_THIRDS, "digest", more,
+                           sizeof more) &&
+           !planRecordRead(dir, 9, 70001, MIX_THIRDS, "digest", got,
+                           sizeof got) &&
+           !planRecordRead(dir, 9, 70000, MIX_NO_ZEROS, "digest", got,
+                           sizeof got) &&
+           !planRecordRead(dir, 9, 70000, MIX_THIRDS, "digestm", got,
+                           sizeof got) &&
+           !planRecordRead(NULL, 9, 70000, MIX_THIRDS, "digest", got,
+                           sizeof got), "a record of another size, input "
+           "or kind was read");
+    snprintf(path, sizeof path, "%s/%016llx-%zu-%d.digest", dir, 9ull,
+             (size_t)70000, (int)MIX_THIRDS);
+    EXPECT(unlink(path) == 0, "the record is not where its name says");
+    rmdir(dir);
+}
+
 int main(void)
 {
     static const uint64_t seeds[] = {1, 2, 3, 12345, 0xdeadbeefull};
@@ -318,6 +349,7 @@ int main(void)
     determinism();
     inputs();
     cached();
+    records();
     if (g_failed) {
         printf("test_plan: %d checks failed\n", g_failed);
         return 1;
@@ -326,6 +358,7 @@ int main(void)
            "every mix at 2^22 or more, blocks not multiples of 32, more "
            "than 2^16 elements a thread (and at most 4096 outside "
            "many_per_thread), memcheck's even and odd sizes; the "
-           "shared inputs' folder gives planFill's inputs\n");
+           "shared inputs' folder gives planFill's inputs and keeps "
+           "records\n");
     return 0;
 }
