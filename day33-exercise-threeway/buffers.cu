@@ -355,14 +355,16 @@ static void guardInput(FillSpans *f, hx_guarded *g, size_t n)
 }
 
 /* Enqueues the device half of group g, nothing waiting: its input
- * uploaded from src (the stage or Buffers.hIn, page-locked where they
+ * uploaded from src (Buffers.hIn or a stage, page-locked where they
  * can be: src must then stay as it is until the stream has passed the
- * copy, which every caller waits for before it writes src again), the
+ * copy, which every caller waits for before it writes src again; or,
+ * onDevice, copied by a kernel from the batch's device stage, so that
+ * the stream does not wait for the copy engine once a group), the
  * guards of every input laid, the ranks made and
  * checked on the device into rank slot slot, the totals copied beside,
  * and the slot written to the host before any later launch. */
-void groupEnqueue(Buffers *b, const Group *g, const int *src,
-                         int slot)
+void groupEnqueue(Buffers *b, const Group *g, const int *src, int slot,
+                  int onDevice)
 {
     const size_t n = g->n;
     FillSpans f;
@@ -372,7 +374,9 @@ void groupEnqueue(Buffers *b, const Group *g, const int *src,
     guardInput(&f, &b->zeroRank, n);
     guardInput(&f, &b->totals, 2);
     kFill(b->dev, &f);
-    if (n) {
+    if (n && onDevice) {
+        kCopy(b->dev, src, b->in.data, n);
+    } else if (n) {
         /* From pageable memory (uploadAlloc's fallback) the call returns
          * once the runtime has staged the copy, which can wait on the
          * stream (HX_PROFILE). */
@@ -410,7 +414,7 @@ void ranksChecked(const RankCheck *r, const Group *g)
  * ranks made and checked before the student's kernel first sees them. */
 void groupDevice(Buffers *b, const Group *g)
 {
-    groupEnqueue(b, g, b->hIn, 0);
+    groupEnqueue(b, g, b->hIn, 0, 0);
     HX_CHECK(cudaStreamSynchronize(0));
     ranksChecked(b->pinned->rank, g);
 }

@@ -337,7 +337,8 @@ void groupHostInto(const Buffers *b, int *hIn, Group *g, size_t n,
 void groupFetched(Buffers *b, Group *g, size_t n, plan_mix mix, plan_test t,
                   uint64_t seed);
 void groupReference(Buffers *b, const Group *g);
-void groupEnqueue(Buffers *b, const Group *g, const int *src, int slot);
+void groupEnqueue(Buffers *b, const Group *g, const int *src, int slot,
+                  int onDevice);
 void groupDevice(Buffers *b, const Group *g);
 void driverFailedAt(const char *what);
 int ranksWrong(const RankCheck *r, const Group *g);

@@ -12,7 +12,11 @@
  *   makes the split itself (hx_split3, in pageable memory) only to compare
  *   an output on the host. The inputs are uploaded from page-locked
  *   memory where it can be had (uploadAlloc): it holds the batch's
- *   inputs and nothing else. Each
+ *   inputs and nothing else, and so does its copy on the device (the
+ *   device stage, runs.cu), from which each group's input is copied in
+ *   turn. (A kernel that changed a later group's input there would only
+ *   change what it is run on, not what it is checked against, and the
+ *   driver's ranks are checked against the host's counts.) Each
  *   group of runs (one input) begins with a baseline check, made after the
  *   driver uploaded the input and made and checked its ranks, before the
  *   student's kernel first runs on them: it digests every buffer the kernel

@@ -13,8 +13,10 @@
  *
  * Runs go to the GPU in batches: as many consecutive groups (test, size,
  * mix) as the stage holds (STAGE_INTS, page-locked where it can be:
- * uploadAlloc; a larger group alone, from Buffers.hIn),
- * each group's input uploaded from the stage, its ranks made and checked,
+ * uploadAlloc; a larger group alone, from Buffers.hIn), the stage
+ * uploaded at once to its copy on the device (one wait for the copy
+ * engine a batch: each is every other context's turn on the GPU),
+ * each group's input copied from it, its ranks made and checked,
  * then its runs, all in stream order, and one wait for the whole batch.
  * While the GPU runs a batch, a second thread makes the next one on the
  * host (its inputs and the digests it is checked against: the driver's
@@ -100,6 +102,7 @@ static hx_gpu_lock g_lock;
 static int g_alone;         /* --exclusive: every hold alone */
 static int g_turns;         /* HX_TURNS=1: the plan's batches take turns;
                                2: memcheck's run's batches too */
+static int *g_devStage;     /* the stage on the device (NULL: none) */
 
 void lockOpen(const char *path, int alone)
 {
@@ -610,10 +613,20 @@ static void batchRun(const Ctx *c, Buffers *b, const Plan *p, Batch *t)
     int slot = 0;
     gpuMarksOn(1);
     gpuMark(GPU_START);
+    /* The staged inputs in one upload, each group's then copied on the
+     * device: one wait for the copy engine a batch, not one a group. */
+    if (g_devStage && t->staged) {
+        const double u0 = hx_now_seconds();
+        HX_CHECK(cudaMemcpyAsync(g_devStage, t->stage,
+                                 t->staged * sizeof(int),
+                                 cudaMemcpyHostToDevice, 0));
+        profAdd(PROF_UPLOADS, u0);
+    }
     for (int gi = 0; gi < t->groups && t->refused < 0; ++gi) {
         const BatchGroup *bg = &t->group[gi];
-        groupEnqueue(b, &bg->g,
-                     bg->staged ? t->stage + bg->stageAt : t->hIn, gi);
+        const int *stage = g_devStage ? g_devStage : t->stage;
+        groupEnqueue(b, &bg->g, bg->staged ? stage + bg->stageAt : t->hIn,
+                     gi, bg->staged && g_devStage);
         /* The inputs' baseline, before the group's first launch. */
         outFor(b, bg->g.n);
         t->baseCheck[gi] = b->checkCount;
@@ -755,34 +768,27 @@ static void *prefillRun(void *arg)
 
 static int pipelined(void)
 {
-    const char *e = getenv("HX_PIPELINE");
-    return !(e && !strcmp(e, "0"));
+    return !getenv("HX_PIPELINE") || strcmp(getenv("HX_PIPELINE"), "0");
 }
 
 /* The two batches' buffers: the first input buffer is b->hIn's. */
-static void batchesAlloc(Buffers *b, Batch batch[2])
+static void batchesAlloc(Buffers *b, Batch two[2])
 {
-    for (int i = 0; i < 2; ++i) {
-        int pinned;
-        batch[i].stage = (int *)uploadAlloc(STAGE_INTS, sizeof(int),
-                                            "the stage", &pinned);
+    int pinned;
+    for (int i = 0; i < 2; ++i)
+        two[i].stage = (int *)uploadAlloc(STAGE_INTS, sizeof(int),
+                                          "the stage", &pinned);
+    if (cudaMalloc((void **)&g_devStage, STAGE_INTS * sizeof(int)) !=
+        cudaSuccess) {
+        (void)cudaGetLastError();   /* no room: one upload a group */
+        g_devStage = NULL;
     }
-    batch[0].hIn = b->hIn;
-    batch[0].hInPinned = b->hInPinned;
-    batch[1].hIn = pipelined()
-        ? (int *)uploadAlloc(b->cap ? b->cap : 1, sizeof(int),
-                             "the second input", &batch[1].hInPinned)
-        : b->hIn;
-    if (!pipelined())
-        batch[1].hInPinned = b->hInPinned;
-}
-
-static int testsStopped(const Ctx *c, const Tally *t)
-{
-    int n = 0;
-    for (int k = 0; k < TEST_COUNT; ++k)
-        n += c->stopTests && t->test[k].failedAt >= 0;
-    return n;
+    two[0].hIn = two[1].hIn = b->hIn;
+    two[0].hInPinned = two[1].hInPinned = b->hInPinned;
+    if (pipelined())
+        two[1].hIn = (int *)uploadAlloc(b->cap ? b->cap : 1, sizeof(int),
+                                        "the second input",
+                                        &two[1].hInPinned);
 }
 
 /* Runs the plan in batches, counting into *t. In grade mode each test
@@ -808,16 +814,11 @@ void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
         pthread_t helper;
         int helping = 0;
         if (pipe && next < p->count) {
-            pre.c = c;
-            pre.b = b;
-            pre.p = p;
-            pre.tally = *t;
-            pre.k = next;
-            pre.seed = seed;
-            pre.t = &two[!cur];
+            const Prefill f = {c, b, p, *t, next, 0, seed, &two[!cur], {}};
+            pre = f;
             helping = helperStart(&helper, prefillRun, &pre);
         }
-        const int stopped = testsStopped(c, t);
+        int stopped = 0;    /* a test stopped in this batch */
         if (batch.slots)
             batchRun(c, b, p, &batch);
         /* The batch's last group is the one b->hIn holds. */
@@ -840,16 +841,14 @@ void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
                 launchRefused(c->module, batch.refusedWith, run->block,
                               where);
             }
-            if (slot >= batch.slots || batch.slotRun[slot] != r) {
-                /* Not launched: its test had stopped already. */
-                ++tt->notRun;
-                if (g_ev.f)
-                    eventSkip(r, run);
-                continue;
-            }
+            /* Not launched (its test had stopped already), or its test
+             * stopped earlier in this batch: not run. */
             const int first = slot;
-            slot += run->launches;
-            if (c->stopTests && tt->failedAt >= 0) {
+            const int launched = slot < batch.slots &&
+                                 batch.slotRun[slot] == r;
+            if (launched)
+                slot += run->launches;
+            if (!launched || (c->stopTests && tt->failedAt >= 0)) {
                 ++tt->notRun;
                 if (g_ev.f)
                     eventSkip(r, run);
@@ -864,6 +863,7 @@ void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
                 ++t->passed;
                 ++tt->passed;
             } else if (tt->failedAt < 0) {
+                stopped = c->stopTests;
                 tt->failedAt = r;
                 tt->status = o.status;
                 if (!t->firstFail)
@@ -876,16 +876,16 @@ void runPlan(const Ctx *c, Buffers *b, const Plan *p, uint64_t seed,
         /* The next batch: the helper's, unless a test stopped since it
          * began (its runs were chosen from the tally before). */
         const int after = next;
+        int fill = after < p->count;
         if (helping) {
             const double w0 = hx_now_seconds();
             pthread_join(helper, NULL);
             profAdd(PROF_INPUTS_WAIT, w0);
-            next = testsStopped(c, t) == stopped
-                ? pre.next
-                : batchFill(c, b, p, t, after, seed, &two[!cur], &pre.g);
-        } else if (after < p->count) {
-            next = batchFill(c, b, p, t, after, seed, &two[!cur], &pre.g);
+            next = pre.next;
+            fill = stopped;
         }
+        if (fill)
+            next = batchFill(c, b, p, t, after, seed, &two[!cur], &pre.g);
         cur = !cur;
         k = after;
     }
