@@ -9,7 +9,10 @@ Nothing waits for a whole other stage. At once, side by side:
     one (a driver's timing holds the GPU alone for milliseconds);
   - the run pool (--jobs drivers in all, at most --per-gpu on any one
     GPU: each driver takes a slot of the least busy GPU of --gpus and
-    keeps it for its full plan and its memcheck run). The reference
+    keeps it for its full plan; its memcheck run then takes one of that
+    GPU's SANITIZE_PER_GPU slots of its own, and frees the driver's for
+    the next submission: memcheck's run is mostly the tool's own start,
+    on the CPU, and its sizes are small). The reference
     solution runs first, on every GPU of --gpus, and must pass before
     any submission's driver starts: no submission can delay it or share
     the GPU with it. Then a submission runs as soon as it is compiled:
@@ -39,6 +42,8 @@ import threading
 from . import compiling, judge, listing, machine, reports, running
 
 NICE = 10       # the compiles' nice value: the drivers come first
+SANITIZE_PER_GPU = 4    # memcheck's runs at once on a GPU, beside its
+                        # --per-gpu drivers
 AFTER_HANG_RUN_TIMEOUT = 2.0    # memcheck's run after a hang: one launch's
                                 # limit per 2^24 elements (the plan's own
                                 # --run-timeout when that is less)
@@ -63,6 +68,7 @@ class Pipeline:
         self.graded, self.done, self.lock = {}, 0, threading.Lock()
         self.futures, self.ref_left = [], 0
         self.held = {g: 0 for g in cfg.gpus}    # drivers on each GPU now
+        self.san_held = {g: 0 for g in cfg.gpus}    # memcheck's runs
         self.slot_free = threading.Condition(self.lock)
         self.waiting = []   # compiled submissions waiting for the reference
         self.marks = {}     # when the machine, the reference were ready
@@ -83,7 +89,8 @@ class Pipeline:
         self.pools = {
             "compile": concurrent.futures.ThreadPoolExecutor(cfg.jobs),
             "run": concurrent.futures.ThreadPoolExecutor(
-                min(cfg.jobs, cfg.per_gpu * len(cfg.gpus))),
+                min(cfg.jobs, cfg.per_gpu * len(cfg.gpus)) +
+                SANITIZE_PER_GPU * len(cfg.gpus)),
             "finish": concurrent.futures.ThreadPoolExecutor(1),
             "setup": concurrent.futures.ThreadPoolExecutor(1)}
         try:
@@ -153,6 +160,16 @@ class Pipeline:
     def _give_gpu(self, gpu):
         with self.slot_free:
             self.held[gpu] -= 1
+            self.slot_free.notify_all()
+
+    def _sanitize_slot(self, gpu, take):
+        """Takes (waiting while none is free) or gives back one of gpu's
+        SANITIZE_PER_GPU slots for memcheck's runs."""
+        with self.slot_free:
+            if take:
+                while self.san_held[gpu] >= SANITIZE_PER_GPU:
+                    self.slot_free.wait()
+            self.san_held[gpu] += 1 if take else -1
             self.slot_free.notify_all()
 
     def _wait_all(self):
@@ -277,12 +294,14 @@ class Pipeline:
         if self.failure:
             return
         gpu = self._take_gpu()
+        held = [True]   # the driver's slot, until memcheck's run
         try:
-            self._run_on(k, s, comp, gpu)
+            self._run_on(k, s, comp, gpu, held)
         finally:
-            self._give_gpu(gpu)
+            if held[0]:
+                self._give_gpu(gpu)
 
-    def _run_on(self, k, s, comp, gpu):
+    def _run_on(self, k, s, comp, gpu, held):
         """The plan's driver; once, when the bound on a hold of the lock
         it shared with other drivers stopped it (judge.rerun_alone), the
         whole plan again alone (--exclusive), judged in its place; once,
@@ -322,18 +341,26 @@ class Pipeline:
             if cfg.sanitize and loaded and \
                     judge.status_of(reason) != "error" and budget >= 1:
                 log_file = os.path.join(folder, "memcheck.log")
+                # The driver's slot to the next submission, a memcheck
+                # slot for this run.
+                self._give_gpu(gpu)
+                held[0] = False
+                self._sanitize_slot(gpu, True)
                 # After a hang the kernel is likely to hang again: its
                 # memcheck run's launches get AFTER_HANG_RUN_TIMEOUT (the
                 # sanitize plan's sizes take milliseconds even under
                 # memcheck), so a staller does not hold its place in the
                 # class for a second whole limit.
-                san = self._driver(comp, os.path.join(folder,
-                                                      "sanitize.jsonl"),
-                                   gpu, "sanitize", log_file,
-                                   limit=min(budget, cfg.submission_timeout),
-                                   run_timeout=min(cfg.run_timeout,
-                                                   AFTER_HANG_RUN_TIMEOUT)
-                                   if reason == "timeout" else None)
+                try:
+                    san = self._driver(
+                        comp, os.path.join(folder, "sanitize.jsonl"), gpu,
+                        "sanitize", log_file,
+                        limit=min(budget, cfg.submission_timeout),
+                        run_timeout=min(cfg.run_timeout,
+                                        AFTER_HANG_RUN_TIMEOUT)
+                        if reason == "timeout" else None)
+                finally:
+                    self._sanitize_slot(gpu, False)
                 san_log = _read(log_file, 1 << 16)
         except OSError as e:        # the tool could not start a process
             broken = e
