@@ -10,6 +10,8 @@ for the driver, a fake nvcc for the compiler where a compile must hang.
   are those submissions' timeouts alone: every other one passes, and the
   class ends within the clean time plus one submission's limit;
 - --gpus 0,1 --per-gpu 1: one driver at a time on each GPU, both used;
+- memcheck's run frees its driver's slot: with --per-gpu 1 the next
+  driver starts while it goes on;
 - the GPU lock file is node-local (HX_LOCK_DIR here), named by the GPU's
   UUID from the probe's line, never under OUT;
 - exit 5 (no room on the GPU) after a fault event is gpu_memory;
@@ -45,6 +47,7 @@ def run(rt, tmp):
     with fakes(rt, tmp) as tools:
         test_reference_first_and_stallers(rt, tmp, tools)
         test_per_gpu(rt, tmp, tools)
+        test_memcheck_slot(rt, tmp, tools)
         test_gpu_memory(rt, tmp, tools)
         test_unknown_status(rt, tmp, tools)
     test_stop_compiling(rt, tmp)
@@ -195,6 +198,29 @@ def test_per_gpu(rt, tmp, tools):
              begin_events(out, s[3]).get("lock") for s in spans}
     rt.check(UUID0 in str(locks.get("0")) and UUID1 in str(locks.get("1")),
              "each GPU's drivers share the lock named by its UUID")
+
+
+def test_memcheck_slot(rt, tmp, tools):
+    """--per-gpu 1 with memcheck's run: a submission's memcheck run frees
+    its driver's slot, so the next driver starts before it ends (each
+    fake run, plan or memcheck, takes 1 s)."""
+    klass = os.path.join(tmp, "memcheck-slot")
+    for name in ("a", "b"):
+        os.makedirs(os.path.join(klass, name))
+        with open(os.path.join(klass, name, "threeway.cu"), "w") as f:
+            f.write("// FAKE:sleep_1\n")
+    out = os.path.join(tmp, "memcheck-slot-out")
+    rc, text = rt.grade([klass, "--out", out, "--driver", tools["driver"],
+                         "--sanitizer", tools["sanitizer"], "--gpus", "0",
+                         "--per-gpu", "1", "--jobs", "4", "--seed", "7"])
+    rows = sorted((float(t["run_at"]), float(t["end_at"]),
+                   float(t["sanitize_s"] or 0), t["submission"])
+                  for t in rt.read_rows(out, "timings.csv"))
+    rt.check(rc == 0 and len(rows) == 2 and rows[0][2] >= 0.9 and
+             rows[1][0] < rows[0][1] - 0.5,
+             "--per-gpu 1: the second driver starts while the first "
+             "submission's memcheck run goes on (run, end, memcheck s): %s"
+             % rows)
 
 
 def test_unknown_status(rt, tmp, tools):
