@@ -6,12 +6,14 @@ copies beside each staller of the corpus (stall_timing_spin,
 stall_batch_sleep, stall_every_sm, stall_memory, and timeout), with the
 same seed and --run-timeout 10. Every copy must be graded as it was alone:
 pass, the same score, x_copy within 5% of its clean run; every staller its
-verdict in expected.csv; the second grading within the first's time plus
+verdict in expected.csv (stall_memory: crash where its reservation does
+not fit the GPU's memory, an 80 GB card); the second grading within the first's time plus
 one submission's limit (one launch's at the H200's timing size, 62914560
 elements: every hold of the GPU lock is bounded by it). Prints a line a
 submission and a last line; exits 1 when a check fails."""
 import csv
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +31,25 @@ LIMIT = RUN_TIMEOUT * 62914560 / (1 << 24)
 def expected():
     with open(os.path.join(HERE, "expected.csv"), newline="") as f:
         return {r["case"]: r["reason"].split("|") for r in csv.DictReader(f)}
+
+
+def memory_reserve_fits(text):
+    """Whether stall_memory's reservation (2048 threads an SM, 384 KiB a
+    thread, every SM) fits this GPU's memory, from the GPU line grade.py
+    printed and nvidia-smi's total: where it does not, the kernel's first
+    launch is refused (out of memory) and its verdict is crash, which
+    says nothing of the other drivers. None when either is unknown."""
+    sms = re.search(r"compute capability [0-9.]+, ([0-9]+) SMs", text)
+    try:
+        mib = subprocess.run(["nvidia-smi", "--query-gpu=memory.total",
+                              "--format=csv,noheader,nounits"],
+                             stdout=subprocess.PIPE, universal_newlines=True,
+                             check=True).stdout.split()[0]
+    except (OSError, subprocess.CalledProcessError, IndexError):
+        return None
+    if not sms:
+        return None
+    return 2048 * int(sms.group(1)) * 384 * 1024 < int(mib) * (1 << 20)
 
 
 def make_class(work, name, extra):
@@ -56,17 +77,21 @@ def grade(klass, out):
     print(p.stdout[-4000:])
     with open(os.path.join(out, "grades.csv"), newline="") as f:
         rows = {r["submission"]: r for r in csv.DictReader(f)}
-    return time.monotonic() - start, p.returncode, rows
+    return time.monotonic() - start, p.returncode, rows, p.stdout
 
 
 def main():
     work = sys.argv[1]
     os.makedirs(work, exist_ok=True)
     want = expected()
-    clean_s, rc1, clean = grade(make_class(work, "clean", ()),
-                                os.path.join(work, "clean-out"))
-    stall_s, rc2, stall = grade(make_class(work, "stall", STALLERS),
-                                os.path.join(work, "stall-out"))
+    clean_s, rc1, clean, text = grade(make_class(work, "clean", ()),
+                                      os.path.join(work, "clean-out"))
+    stall_s, rc2, stall, _ = grade(make_class(work, "stall", STALLERS),
+                                   os.path.join(work, "stall-out"))
+    if memory_reserve_fits(text) is False:
+        want["stall_memory"] = ["crash"]
+        print("stall_memory's reservation does not fit this GPU: its launch "
+              "is refused (crash), and the class shows no memory pressure")
     bad = []
     for name, row in sorted(clean.items()):
         other = stall.get(name, {})
