@@ -65,6 +65,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the repository
 sys.path.insert(0, HARNESS)
 from grader import (cli, compiler, compiling, judge,  # noqa: E402
                     listing, machine, reports, running)
+import stallers  # noqa: E402
 import test_flow  # noqa: E402
 import test_hardening  # noqa: E402
 import test_outputs  # noqa: E402
@@ -657,15 +658,20 @@ def test_gpu(tmp, keep):
     rows = read_rows(out)
     got = by_folder(rows)
     folders = listing.folder_names([r["key"] for r in expected])
+    # stall_memory's reservation does not fit an 80 GB card: its launch is
+    # refused there (stallers.py).
+    small = stallers.memory_reserve_fits(probe()[1]) is False
     for r in expected:
         row = got.get("submissions/" + folders[r["key"]], {})
+        want = ("fail", "crash") if small and r["case"] == "stall_memory" \
+            else (r["status"], r["reason"])
         # A reason may name alternatives ("boundary|unwritten") where the
         # drawn input decides which of two right verdicts the check gives.
-        check(row.get("status") == r["status"] and
-              row.get("reason") in r["reason"].split("|"),
+        check(row.get("status") == want[0] and
+              row.get("reason") in want[1].split("|"),
               "%-22s %s %s (expected %s %s) %s" % (
                   listing.display(r["key"])[:22], row.get("status"),
-                  row.get("reason"), r["status"], r["reason"],
+                  row.get("reason"), want[0], want[1],
                   row.get("detail", "")[:70]))
     # A case with a score_below (slow_scatter) passes every check and
     # must lose performance points; every other passing case has them all.
