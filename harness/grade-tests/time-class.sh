@@ -14,7 +14,9 @@
 #     checks, timing, sanitize): summed over the copies, and the median and
 #     the largest per copy;
 #   - the spread of the copies' x_copy: min, median, max and max/min;
-#   - how busy the machine's CPUs were over the grading (/proc/stat).
+#   - how busy the machine's CPUs were over the grading (/proc/stat);
+#   - with HX_PROFILE=1, each part of the drivers' profile lines (their
+#     log.txt), its median and sum over the copies.
 # Exits 1, saying which, when a copy did not pass with full marks, when the
 # time in all is over $LIMIT_S (default 60) seconds, or when max/min is
 # over $SPREAD (default 1.05); 2 when grading itself failed. The OUT folder
@@ -146,6 +148,25 @@ if col("run_at"):
           "results written by %.1f s (grade.py's clock)"
           % (min(col("compile_at")), max(comp_end), min(col("run_at")),
              max(col("end_at")), max(col("done_at"))))
+# HX_PROFILE=1: each copy's first profile line (its plan's driver, in
+# its log.txt), each part's median and sum over the copies.
+parts = {}
+for sub in sorted(os.listdir(os.path.join(out, "submissions"))):
+    try:
+        log = open(os.path.join(out, "submissions", sub, "log.txt"),
+                   errors="replace").read()
+    except OSError:
+        continue
+    line = next((x for x in log.splitlines() if "profile (s):" in x), "")
+    for part in line.partition("profile (s):")[2].split(","):
+        name, _, value = part.strip().rpartition(" ")
+        try:
+            parts.setdefault(name, []).append(float(value))
+        except ValueError:
+            pass
+for name, v in parts.items():
+    print("  profile: %-40s median %.3f s, summed %.1f s over %d copies"
+          % (name, st.median(v), sum(v), len(v)))
 ref = {g: r.get("x_copy") for g, r in meta["reference"].items()}
 x = sorted(float(r["x_copy"]) for r in rows if r["x_copy"])
 bad = []
