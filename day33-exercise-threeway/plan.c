@@ -289,51 +289,6 @@ static int moveAll(int fd, void *buf, size_t len, int writing)
     return 1;
 }
 
-int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
-                   const char *dir)
-{
-    char path[4096], tmp[4096];
-    const int len = dir && *dir && n >= PLAN_CACHE_MIN
-        ? snprintf(path, sizeof path, "%s/%016llx-%zu-%d.in", dir,
-                   (unsigned long long)seed, n, (int)m)
-        : -1;
-    if (len < 0 || (size_t)len >= sizeof path) {   /* no folder to use */
-        planFill(a, n, m, seed);
-        return 0;
-    }
-    const size_t bytes = n * sizeof *a;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        struct stat st;
-        const int whole = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-                          (size_t)st.st_size == bytes &&
-                          moveAll(fd, a, bytes, 0);
-        close(fd);
-        if (whole)
-            return 1;
-    }
-    planFill(a, n, m, seed);
-    /* A file above this process's RLIMIT_FSIZE would kill it (SIGXFSZ):
-     * such an input is made by every driver that needs it. */
-    struct rlimit fsize;
-    if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 &&
-        fsize.rlim_cur != RLIM_INFINITY && bytes > fsize.rlim_cur)
-        return 0;
-    /* Written under a name of this process's, then renamed: a reader
-     * finds the whole file or none. A failure leaves no file behind. */
-    const int tlen = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path,
-                              (long)getpid());
-    if (tlen < 0 || (size_t)tlen >= sizeof tmp)
-        return 0;
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return 0;
-    const int ok = moveAll(fd, a, bytes, 1);
-    if (close(fd) != 0 || !ok || rename(tmp, path) != 0)
-        unlink(tmp);
-    return 0;
-}
-
 /* A record's file beside the inputs': DIR/<seed>-<n>-<mix>.<ext>. */
 static int recordPath(char *path, size_t size, const char *dir, uint64_t seed,
                       size_t n, plan_mix m, const char *ext)
@@ -368,6 +323,8 @@ void planRecordWrite(const char *dir, uint64_t seed, size_t n, plan_mix m,
     char path[4096], tmp[4096];
     if (!recordPath(path, sizeof path, dir, seed, n, m, ext))
         return;
+    /* Under a name of this process's, then renamed: a reader finds the
+     * whole file or none. A failure leaves no file behind. */
     const int tlen = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path,
                               (long)getpid());
     if (tlen < 0 || (size_t)tlen >= sizeof tmp)
@@ -378,6 +335,25 @@ void planRecordWrite(const char *dir, uint64_t seed, size_t n, plan_mix m,
     const int ok = moveAll(fd, (void *)rec, bytes, 1);
     if (close(fd) != 0 || !ok || rename(tmp, path) != 0)
         unlink(tmp);
+}
+
+int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
+                   const char *dir)
+{
+    const size_t bytes = n * sizeof *a;
+    if (n < PLAN_CACHE_MIN)
+        dir = NULL;     /* small: made, never read or written */
+    if (planRecordRead(dir, seed, n, m, "in", a, bytes))
+        return 1;
+    planFill(a, n, m, seed);
+    /* A file above this process's RLIMIT_FSIZE would kill it (SIGXFSZ):
+     * such an input is made by every driver that needs it. */
+    struct rlimit fsize;
+    if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 &&
+        fsize.rlim_cur != RLIM_INFINITY && bytes > fsize.rlim_cur)
+        return 0;
+    planRecordWrite(dir, seed, n, m, "in", a, bytes);
+    return 0;
 }
 
 unsigned planGrid(int sms, size_t n, unsigned block)

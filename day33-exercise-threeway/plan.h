@@ -111,8 +111,9 @@ void planFill(int *a, size_t n, plan_mix m, uint64_t seed);
 int planFillCached(int *a, size_t n, plan_mix m, uint64_t seed,
                    const char *dir);
 
-/* A small record of a (size, mix) in the same folder, beside its input:
- * DIR/<seed>-<n>-<mix>.<ext> (seed: planInputSeed's). Read: 1 when the
+/* A record of a (size, mix) in that folder: DIR/<seed>-<n>-<mix>.<ext>
+ * (seed: planInputSeed's; planFillCached's inputs are the records of
+ * extension "in", the digests' are beside them). Read: 1 when the
  * file holds exactly bytes bytes, else 0. Write: under a name of this
  * process's, then renamed (a reader finds a whole record or none); any
  * failure leaves no file. dir NULL or "": neither does anything. */
