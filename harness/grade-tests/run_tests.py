@@ -363,7 +363,7 @@ def test_fake_runs(tmp):
     out = os.path.join(tmp, "fake-out")
     saved = (compiling.compile_submission, machine.probe_gpus, cli.GRACE)
     compiling.compile_submission = fake_compile
-    machine.probe_gpus = lambda gpus, nvcc: [
+    machine.probe_gpus = lambda gpus, nvcc, then=None: [
         (g, "GPU: Fake GPU (compute capability 9.0, 1 SMs)", "90")
         for g in gpus]
     cli.GRACE = 0.5
@@ -434,7 +434,7 @@ import sys
 sys.path.insert(0, %r)
 import run_tests as rt
 rt.compiling.compile_submission = rt.fake_compile
-rt.machine.probe_gpus = lambda gpus, nvcc: [
+rt.machine.probe_gpus = lambda gpus, nvcc, then=None: [
     (g, "GPU: Fake GPU (compute capability 9.0, 1 SMs)", "90") for g in gpus]
 sys.exit(rt.cli.main(sys.argv[1:]))
 """

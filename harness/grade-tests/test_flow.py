@@ -434,7 +434,7 @@ def test_cli(rt, tmp):
     saved = (rt.compiling.compile_submission, rt.machine.probe_gpus,
              rt.cli.GRACE)
     rt.compiling.compile_submission = rt.fake_compile
-    rt.machine.probe_gpus = lambda gpus, nvcc: [
+    rt.machine.probe_gpus = lambda gpus, nvcc, then=None: [
         (g, "GPU: Fake GPU (compute capability 9.0, 1 SMs)", "90")
         for g in gpus]
     try:

@@ -67,7 +67,7 @@ class fakes:
         self.saved = (rt.compiling.compile_submission, rt.machine.probe_gpus,
                       rt.cli.GRACE, os.environ.get("HX_LOCK_DIR"))
         rt.compiling.compile_submission = slow_fake_compile(rt)
-        rt.machine.probe_gpus = lambda gpus, nvcc: [
+        rt.machine.probe_gpus = lambda gpus, nvcc, then=None: [
             (g, "GPU: Fake GPU (compute capability 9.0, 1 SMs), driver CUDA "
              "13.0, runtime CUDA 13.0, %s" % (UUID1 if g == "1" else UUID0),
              "90") for g in gpus]

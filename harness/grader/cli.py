@@ -364,7 +364,20 @@ def setup_machine(cfg, args, log, arch_known):
     arch_known(), so that the compiles start), the driver,
     compute-sanitizer. Raises pipeline.NoGpu, after its line, when a GPU
     of --gpus is not usable."""
-    found = machine.probe_gpus(cfg.gpus, cfg.nvcc)
+    # With --arch the driver's make needs nothing from the probe: it runs
+    # beside the probe's run (each takes about a second on a busy
+    # machine), once the probe's own make has ended (two makes never build
+    # the harness's objects at once).
+    builds = []
+    beside = None
+    if cfg.arch and not args.driver:
+        def beside():
+            builds.append(_Build(cfg, True))
+    try:
+        found = machine.probe_gpus(cfg.gpus, cfg.nvcc, then=beside)
+    finally:
+        for b in builds:
+            b.join()
     bad = ["%s%s" % ("GPU %s: " % g if g else "", line)
            for g, line, cc in found if cc is None]
     if bad:
@@ -381,12 +394,39 @@ def setup_machine(cfg, args, log, arch_known):
     if args.driver:
         cfg.driver = os.path.abspath(args.driver)
     else:
-        t0 = time.monotonic()
-        cfg.driver = machine.build_driver(cfg.arch, cfg.nvcc, cfg.jobs)
-        log("  driver %s (make, %.1f s)" % (os.path.relpath(
-            cfg.driver, machine.REPO), time.monotonic() - t0))
+        build = builds[0] if builds else _Build(cfg, False)
+        build.join()
+        cfg.driver = build.result()
+        log("  driver %s (make, %.1f s%s)" % (
+            os.path.relpath(cfg.driver, machine.REPO), build.seconds,
+            ", beside the probe" if build.beside else ""))
     if cfg.sanitize:
         cfg.sanitizer = machine.find_sanitizer(args.sanitizer, cfg.nvcc)
+
+
+class _Build(threading.Thread):
+    """The driver's make (machine.build_driver) on a thread of its own;
+    result() gives the driver's path or raises what the make raised."""
+
+    def __init__(self, cfg, beside):
+        super().__init__(daemon=True)
+        self.cfg, self.path, self.error, self.seconds = cfg, None, None, 0.0
+        self.beside = beside
+        self.start()
+
+    def run(self):
+        t0 = time.monotonic()
+        try:
+            self.path = machine.build_driver(self.cfg.arch, self.cfg.nvcc,
+                                             self.cfg.jobs)
+        except Exception as e:      # noqa: BLE001 (raised by result())
+            self.error = e
+        self.seconds = time.monotonic() - t0
+
+    def result(self):
+        if self.error:
+            raise self.error
+        return self.path
 
 
 def write_outputs(cfg, subs, mine, graded, meta, log):

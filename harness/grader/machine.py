@@ -92,15 +92,18 @@ def _prebuilt(path, how):
     return True
 
 
-def probe_gpus(gpus, nvcc):
+def probe_gpus(gpus, nvcc, then=None):
     """[(gpu, line, cc)] for each GPU of --gpus (None: the default one):
-    cc "90" when usable, None with the probe's one line when not."""
+    cc "90" when usable, None with the probe's one line when not.
+    then(): called once the probe is built, before it runs."""
     rc, text = (0, "") if _prebuilt(PROBE, "make -C harness probe") else \
         _run(["make", "--no-print-directory", "-C", HARNESS, "probe",
               "NVCC=" + nvcc], 600)
     if rc != 0 or not os.access(PROBE, os.X_OK):
         raise SetupError("building the GPU probe (make -C harness probe) "
                          "failed:\n" + text[-3000:])
+    if then:
+        then()
     found = []
     for gpu in gpus:
         env = dict(os.environ)
