@@ -12,17 +12,14 @@
  * element-for-element report (judge.c).
  *
  * Runs go to the GPU in batches: as many consecutive groups (test, size,
- * mix) as the stage holds (STAGE_INTS, page-locked where it can be:
- * uploadAlloc; a larger group alone, from Buffers.hIn), the stage
- * uploaded at once to its copy on the device (one wait for the copy
- * engine a batch: each is every other context's turn on the GPU),
- * each group's input copied from it, its ranks made and checked,
- * then its runs, all in stream order, and one wait for the whole batch.
- * While the GPU runs a batch, a second thread makes the next one on the
- * host (its inputs and the digests it is checked against: the driver's
- * largest host work), into a stage and an input buffer of its own, so
- * the host's work and the GPU's overlap (HX_PIPELINE=0: one after the
- * other; runPlan).
+ * mix) as the stage holds (STAGE_INTS, page-locked where it can be; a
+ * larger group alone, from Buffers.hIn), the stage uploaded at once (one
+ * wait for the copy engine a batch: each is every other context's turn),
+ * each group's input copied from it on the device, its ranks made and
+ * checked, then its runs, all in stream order; one wait a batch. While
+ * the GPU runs a batch, a second thread makes the next one on the host
+ * (its inputs and digests, the driver's largest host work) into buffers
+ * of its own (HX_PIPELINE=0: one after the other; runPlan).
  * Each launch's checks are written to the host as soon as they are made,
  * so the first slot not yet arrived names the run a fault or a hang is
  * in. A second thread, the watchdog, stops the process (exit 6, after a
@@ -196,11 +193,10 @@ void unlockGpu(void)
 
 void lockClose(void) { hx_gpu_lock_close(&g_lock); }
 
-/* The GPU alone, for a timing: asked for a second at a time, so that
- * while a long run elsewhere holds it shared the waiting timing does not
- * hold every other process's checks back too (hx_gpu_lock_take_within);
- * each ask twice as long as the last (up to 30 s), so that under a heavy
- * load of checks the timing is not starved by the gaps. */
+/* The GPU alone, for a timing: asked for a second at a time, so that a
+ * waiting timing does not hold every other process's checks back for a
+ * long run elsewhere (hx_gpu_lock_take_within); each ask twice the last
+ * (up to 30 s), so that many checks do not starve it through the gaps. */
 void lockTiming(double holdLimit)
 {
     const double t0 = hx_now_seconds();
@@ -493,6 +489,16 @@ static int groupEnd(const Ctx *c, const Plan *p, const Tally *t, int k,
     return end;
 }
 
+/* The launches a batch holds at most: BATCH_SLOTS, fewer with
+ * HX_BATCH_LAUNCHES=L (an experiment: a shorter drain of the shared holds
+ * before a waiting timing). */
+static int batchLaunches(void)
+{
+    const char *e = getenv("HX_BATCH_LAUNCHES");
+    const long v = e ? strtol(e, NULL, 10) : 0;
+    return v >= 1 && v < BATCH_SLOTS ? (int)v : BATCH_SLOTS;
+}
+
 /* Fills batch t with the groups from plan run k on, made on the host
  * (groupHost) and their inputs staged, as many as fit (a group too large
  * for the stage goes alone, last made, so that t->hIn holds it). Groups
@@ -519,7 +525,7 @@ static int batchFill(const Ctx *c, const Buffers *b, const Plan *p,
         const size_t n = p->run[k].n;
         const int fits = n <= STAGE_INTS;
         if (t->groups && (!fits || t->staged + n > STAGE_INTS ||
-                          t->slots + launches > BATCH_SLOTS ||
+                          t->slots + launches > batchLaunches() ||
                           t->groups == BATCH_GROUPS))
             break;
         const double t0 = hx_now_seconds();
@@ -767,9 +773,7 @@ static void *prefillRun(void *arg)
 }
 
 static int pipelined(void)
-{
-    return !getenv("HX_PIPELINE") || strcmp(getenv("HX_PIPELINE"), "0");
-}
+{ return !getenv("HX_PIPELINE") || strcmp(getenv("HX_PIPELINE"), "0"); }
 
 /* The two batches' buffers: the first input buffer is b->hIn's. */
 static void batchesAlloc(Buffers *b, Batch two[2])
