@@ -71,7 +71,7 @@ nvcc --version | tail -n 2
 echo "commit ${COMMIT:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)}"
 echo "time-class: $n copies; cpus $(nproc), --jobs $jobs, ARCH=$arch, options: ${*:-(none)}"
 # The drivers' experiment switches the environment passes on (runs.cu).
-env | grep -E '^HX_(TURNS|PROFILE|PIPELINE|BATCH_LAUNCHES)=' | sed 's/^/time-class: environment: /' || true
+env | grep -E '^HX_(TURNS|PROFILE|PIPELINE|BATCH_LAUNCHES|MANY_ONE)=' | sed 's/^/time-class: environment: /' || true
 make -s -C "$root/harness" probe
 make -s -C "$root/day33-exercise-threeway" threeway ARCH="$arch"
 rc=0
@@ -115,7 +115,7 @@ cpu_busy "$cpu0" "$cpu1"
 [ "$rc" -eq 0 ] || exit 2
 verdict=0
 python3 - "$out" "$n" "$start" "$end" "${LIMIT_S:-60}" "${SPREAD:-1.05}" <<'PY' || verdict=1
-import csv, json, os, statistics as st, sys
+import csv, json, os, re, statistics as st, sys
 out, n, start, end = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), \
     float(sys.argv[4])
 limit, spread = float(sys.argv[5]), float(sys.argv[6])
@@ -158,12 +158,15 @@ for sub in sorted(os.listdir(os.path.join(out, "submissions"))):
     except OSError:
         continue
     line = next((x for x in log.splitlines() if "profile (s):" in x), "")
-    for part in line.partition("profile (s):")[2].split(","):
+    # "name S" parts, split at the commas outside parentheses
+    for part in re.split(r",(?![^()]*\))",
+                         line.partition("profile (s):")[2]):
         name, _, value = part.strip().rpartition(" ")
         try:
-            parts.setdefault(name, []).append(float(value))
+            value = float(value)
         except ValueError:
-            pass
+            continue
+        parts.setdefault(name, []).append(value)
 for name, v in parts.items():
     print("  profile: %-40s median %.3f s, summed %.1f s over %d copies"
           % (name, st.median(v), sum(v), len(v)))
