@@ -25,8 +25,8 @@
  *                     [2^k, 2^(k+1)) up to the largest size, mixes drawn
  *   block_shapes      blocks of 1, 7, 33, 100, 255, 1000, 1023 and 1024
  *                     threads at small, middle and large sizes
- *   many_per_thread   one warp, and two blocks of 100 threads, at large
- *                     sizes: a thread handles more than 2^16 elements
+ *   many_per_thread   two blocks of 100 threads at a large size: a
+ *                     thread handles more than 2^16 elements
  *   input_shapes      sorted, reverse sorted, alternating kinds, a lone
  *                     element of a kind at either end, INT_MIN / INT_MAX
  *   large             the largest sizes: thirds at the timing size and at
