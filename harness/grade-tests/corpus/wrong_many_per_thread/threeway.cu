@@ -3,9 +3,9 @@
  * 16-bit loop counter, say). No run once gave a thread more than 32,769
  * elements.
  *
- * Through the driver: the test many_per_thread runs one warp, and two
- * blocks of 100 threads, at sizes that give each thread more than 65536
- * elements: unwritten there;
+ * Through the driver: the test many_per_thread runs two blocks of 100
+ * threads at a size that gives each thread more than 65536 elements:
+ * unwritten there;
  * the other tests pass (the normal grid gives a thread a few hundred at
  * the largest size). */
 #include <cstddef>
