@@ -489,16 +489,6 @@ static int groupEnd(const Ctx *c, const Plan *p, const Tally *t, int k,
     return end;
 }
 
-/* The launches a batch holds at most: BATCH_SLOTS, fewer with
- * HX_BATCH_LAUNCHES=L (an experiment: a shorter drain of the shared holds
- * before a waiting timing). */
-static int batchLaunches(void)
-{
-    const char *e = getenv("HX_BATCH_LAUNCHES");
-    const long v = e ? strtol(e, NULL, 10) : 0;
-    return v >= 1 && v < BATCH_SLOTS ? (int)v : BATCH_SLOTS;
-}
-
 /* Fills batch t with the groups from plan run k on, made on the host
  * (groupHost) and their inputs staged, as many as fit (a group too large
  * for the stage goes alone, last made, so that t->hIn holds it). Groups
@@ -525,7 +515,7 @@ static int batchFill(const Ctx *c, const Buffers *b, const Plan *p,
         const size_t n = p->run[k].n;
         const int fits = n <= STAGE_INTS;
         if (t->groups && (!fits || t->staged + n > STAGE_INTS ||
-                          t->slots + launches > batchLaunches() ||
+                          t->slots + launches > BATCH_SLOTS ||
                           t->groups == BATCH_GROUPS))
             break;
         const double t0 = hx_now_seconds();

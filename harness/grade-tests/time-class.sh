@@ -71,7 +71,7 @@ nvcc --version | tail -n 2
 echo "commit ${COMMIT:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)}"
 echo "time-class: $n copies; cpus $(nproc), --jobs $jobs, ARCH=$arch, options: ${*:-(none)}"
 # The drivers' experiment switches the environment passes on (runs.cu).
-env | grep -E '^HX_(TURNS|PROFILE|PIPELINE|BATCH_LAUNCHES|PER_THREAD_MAX)=' | sed 's/^/time-class: environment: /' || true
+env | grep -E '^HX_(TURNS|PROFILE|PIPELINE|PER_THREAD_MAX)=' | sed 's/^/time-class: environment: /' || true
 make -s -C "$root/harness" probe
 make -s -C "$root/day33-exercise-threeway" threeway ARCH="$arch"
 rc=0
