@@ -378,10 +378,12 @@ static void planAdd(Plan *p, const PlanArgs *a, plan_test t, size_t n,
     }
     if ((int)block > a->maxThreads)
         block = (unsigned)a->maxThreads;
-    /* HX_PER_THREAD_MAX=K (an experiment): K elements a thread at most */
+    /* HX_PER_THREAD_MAX=K (an experiment): K elements a thread at most,
+     * K up to PLAN_PER_THREAD_MAX (it can narrow the rule, not widen it) */
     const char *e = getenv("HX_PER_THREAD_MAX");
-    const size_t most = (e && atol(e) > 0 ? (size_t)atol(e)
-                                          : PLAN_PER_THREAD_MAX) * block;
+    const long k = e ? atol(e) : 0;
+    const size_t most = (k > 0 && (size_t)k < PLAN_PER_THREAD_MAX
+                             ? (size_t)k : PLAN_PER_THREAD_MAX) * block;
     if (!a->gridSet && t != TEST_MANY_PER_THREAD && n > most * blocks)
         blocks = (unsigned)((n + most - 1) / most);
     if (p->count == p->cap) {

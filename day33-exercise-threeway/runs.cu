@@ -763,7 +763,9 @@ static void *prefillRun(void *arg)
 }
 
 static int pipelined(void)
-{ return !getenv("HX_PIPELINE") || strcmp(getenv("HX_PIPELINE"), "0"); }
+{
+    return !getenv("HX_PIPELINE") || strcmp(getenv("HX_PIPELINE"), "0");
+}
 
 /* The two batches' buffers: the first input buffer is b->hIn's. */
 static void batchesAlloc(Buffers *b, Batch two[2])
