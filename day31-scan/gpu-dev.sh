@@ -104,7 +104,7 @@ step initcheck 0 200 $san --tool initcheck $small
 # the default run: ring-check ring-variants ring-ncu ring-memcheck
 # ring-racecheck ring-synccheck ring-initcheck.
 if [[ "$steps_only" == *" ring-"* ]]; then
-    ring="env SCAN_VARIANTS_RING=1"
+    ring=env
     vars=./day31-scan/dev/scan-variants
     step ring-check 0 300 $ring $vars --check
     step ring-variants 0 120 $ring $vars --n 2^28

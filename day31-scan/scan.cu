@@ -166,7 +166,7 @@ hx_bench B;
 static struct {
     int *shiftBase, *shifted;
     ScanPlan plan;
-    SinglePassPlan pass;
+    SinglePassPlan pass, piped;   /* the production path; the piped loop */
     void *cub;
     size_t cubBytes;
 } L;
@@ -184,7 +184,7 @@ static void runScan(void *ctx)
         scanWith(&L.plan, s->tile, s->flags & QUARTER ? SCAN_TILE / 4
                  : SCAN_TILE, B.output.data, own, incl, 0);
     if (s->kind == PASS) {
-        SinglePassPlan p = L.pass;
+        SinglePassPlan p = s->flags & PIPED ? L.piped : L.pass;
         p.grid = small ? 3 : p.grid;
         p.stallNs = s->flags & STALL ? 4000 : 0;
         const int *in = s->flags & IN_PLACE ? B.output.data
@@ -245,7 +245,7 @@ static size_t cubTempBytes(size_t n)
 size_t labBytes(size_t n, void *shifted)
 {
     return hx_bench_alloc_bytes(n) + (shifted ? n + 8 : 0) * sizeof(int) +
-           scanPlanBytes(n) + singlePassBytes(n) + cubTempBytes(n);
+           scanPlanBytes(n) + 2 * singlePassBytes(n) + cubTempBytes(n);
 }
 
 /* Opens the lab at n and loads in[0..n) with its reference. */
@@ -263,6 +263,7 @@ void labOpen(size_t n, int shifted, const int *in, const int *want,
     }
     scanPlanCreate(&L.plan, n);
     singlePassPlanCreate(&L.pass, B.dev, n);
+    singlePassPlanCreateOn(&L.piped, B.dev, n, SINGLE_PASS_PIPED);
     L.cubBytes = cubTempBytes(n);
     HX_CHECK(cudaMalloc(&L.cub, L.cubBytes));
 }
@@ -271,6 +272,7 @@ void labClose(void)
 {
     HX_CHECK(cudaFree(L.cub));
     singlePassPlanDestroy(&L.pass);
+    singlePassPlanDestroy(&L.piped);
     scanPlanDestroy(&L.plan);
     if (L.shiftBase) HX_CHECK(cudaFree(L.shiftBase));
     hx_bench_free(&B);
@@ -278,18 +280,10 @@ void labClose(void)
 
 const char *labShape(char *buf, size_t len)
 {
-    snprintf(buf, len, "%d levels of tiles of %d; %zu tiles of %d, %u blocks",
-             L.plan.levels, SCAN_TILE, L.pass.tiles, SCAN_PASS_TILE,
-             L.pass.grid);
+    char pass[96];
+    snprintf(buf, len, "%d levels of tiles of %d; %s", L.plan.levels,
+             SCAN_TILE, singlePassShape(&L.pass, pass, sizeof pass));
     return buf;
-}
-
-hx_size_plan labSizePlan(uint64_t seed)
-{
-    const hx_size_plan p = {SCAN_PASS_TILE, hx_resident_blocks(
-        B.dev, (const void *)singlePassKernel, SCAN_PASS_BLOCK, 0),
-        SCAN_TILE, seed, NULL, 0};
-    return p;
 }
 
 /* ---- The table, and the sweep ------------------------------------------- */
@@ -302,6 +296,8 @@ static const Scan timed[] = {
     {"scanWith(scanTileWarp)", WITH, scanTileWarp, 0},
     {"singlePassScan exclusive", PASS, NULL, 0},
     {"singlePassScan inclusive", PASS, NULL, INCL},
+    {"singlePassScan exclusive, piped (the sm_75/sm_80 path)", PASS, NULL,
+     PIPED},
     {"cub::DeviceScan::ExclusiveSum", CUB, NULL, 0},
 };
 #define TIMED ((int)(sizeof timed / sizeof timed[0]))
@@ -324,10 +320,10 @@ static int timeTable(const hx_opts *o)
                                        NULL);
     if (n == (size_t)-1) return HX_EXIT_NOMEM;
     labOpenRandom(n, o->seed);
-    char shape[96];
+    char shape[160];
     printf("input: uniform in [0, %d], seed %llu; %s (%s)\n", randomHigh(n),
            (unsigned long long)o->seed, labShape(shape, sizeof shape),
-           SCAN_PASS_NAME);
+           singlePassPathName(&L.pass));
     hx_row rows[TIMED + 1];   /* + your_turn.cu's row, once it is filled */
     const int rc = hx_bench_measure(&B, rows, yourTurnRows(rows, timed, TIMED),
                                     0);
@@ -343,8 +339,10 @@ static int timeTable(const hx_opts *o)
 static const Scan swept[] = {
     {"scanExclusive", COURSE, NULL, 0},
     {"singlePassScan", PASS, NULL, 0},
+    {"singlePassScan piped", PASS, NULL, PIPED},
     {"cub ExclusiveSum", CUB, NULL, 0},
 };
+#define SWEPT ((int)(sizeof swept / sizeof swept[0]))
 
 static int sweep(const hx_opts *o)
 {
@@ -361,9 +359,11 @@ static int sweep(const hx_opts *o)
     int rc = HX_EXIT_OK;
     for (size_t n = 1024; n <= maxN && rc == HX_EXIT_OK; n *= 2) {
         labOpen(n, 0, in, want, want[n]);
-        hx_row rows[3];
-        for (int j = 0; j < 3; ++j) rows[j] = rowOf(&swept[j]);
-        rc = hx_bench_measure(&B, rows, 3, 0);
+        hx_row rows[SWEPT];   /* the piped row only where the ring runs */
+        int k = 0;
+        for (int j = 0; j < SWEPT; ++j)
+            if (rowRuns(&swept[j])) rows[k++] = rowOf(&swept[j]);
+        rc = hx_bench_measure(&B, rows, k, 0);
         if (rc == HX_EXIT_OK) hx_bench_sweep_line(&B, csv, -1.0);
         labClose();
     }

@@ -20,6 +20,7 @@
 #include "hx_input.h"
 #include "hx_ref.h"
 #include "scan_lab.h"
+#include "singlepass_scan.cuh"
 
 /* ---- Inputs ----------------------------------------------------------- */
 
@@ -57,6 +58,31 @@ void labOpenRandom(size_t n, uint64_t seed)
 
 /* ---- The self-check --------------------------------------------------- */
 
+int rowRuns(const Scan *s)
+{
+    return !(s->flags & PIPED) ||
+           singlePassPathFor(B.dev, B.n) == SINGLE_PASS_RING;
+}
+
+hx_size_plan labSizePlan(uint64_t seed)
+{
+    /* The production path's tile and grid; where that is the ring, the
+     * piped loop's around its tile and grid too. */
+    static size_t extra[6];
+    size_t tile = 0, pipedTile = 0, k = 0;
+    const SinglePassPath path = singlePassPathFor(B.dev, (size_t)1 << 30);
+    const unsigned resident = singlePassResident(B.dev, path, &tile);
+    if (path == SINGLE_PASS_RING) {
+        const size_t g = (size_t)singlePassResident(
+            B.dev, SINGLE_PASS_PIPED, &pipedTile) * pipedTile;
+        for (size_t m : {pipedTile, g})
+            for (size_t d = 0; d < 3; ++d) extra[k++] = m - 1 + d;
+    }
+    const hx_size_plan p = {tile, resident, SCAN_TILE, seed, extra, k};
+    return p;
+}
+
+
 /* Every row, every way a caller or the GPU can make it harder. */
 static const Scan checked[] = {
     {"scanExclusive", COURSE, NULL, 0},
@@ -84,6 +110,20 @@ static const Scan checked[] = {
      SHIFTED},
     {"singlePassScan inclusive, stalled look-back", PASS, NULL,
      INCL | STALL},
+    /* Where the production path is the ring (sm_90 and newer), the piped
+     * loop (the sm_75/sm_80 path) is checked too, the same ways. */
+    {"singlePassScan exclusive [piped]", PASS, NULL, PIPED},
+    {"singlePassScan inclusive [piped]", PASS, NULL, INCL | PIPED},
+    {"singlePassScan exclusive, in place [piped]", PASS, NULL,
+     IN_PLACE | PIPED},
+    {"singlePassScan inclusive, in place, 3 blocks [piped]", PASS, NULL,
+     INCL | IN_PLACE | SMALL | PIPED},
+    {"singlePassScan exclusive, 3 blocks [piped]", PASS, NULL,
+     SMALL | PIPED},
+    {"singlePassScan exclusive, input misaligned (int loads) [piped]", PASS,
+     NULL, SHIFTED | PIPED},
+    {"singlePassScan inclusive, stalled look-back [piped]", PASS, NULL,
+     INCL | STALL | PIPED},
 };
 static const size_t CHECKED = sizeof checked / sizeof checked[0];
 
@@ -153,6 +193,7 @@ int yourTurnRows(hx_row rows[], const Scan timed[], int k)
     const int yoursToo = yourTurnProbe() > 0;
     int m = 0;
     for (int j = 0; j < k; ++j) {
+        if (!rowRuns(&timed[j])) continue;
         rows[m++] = rowOf(&timed[j]);
         if (yoursToo && timed[j].tile == scanTileWarp) {
             static const Scan row = {"scanWith(yourTileScan)", WITH,
@@ -168,7 +209,7 @@ int yourTurnRows(hx_row rows[], const Scan timed[], int k)
  * of tiles would take seconds a run. */
 static int runsOn(const Scan *s, Input k, int huge)
 {
-    if (k == WRAPS && s->kind != PASS) return 0;
+    if (!rowRuns(s) || (k == WRAPS && s->kind != PASS)) return 0;
     return !huge || ((s->kind == COURSE || s->kind == PASS) &&
                      !(s->flags & (SMALL | SHIFTED | STALL)));
 }
@@ -200,7 +241,7 @@ static int checkSize(size_t n, uint64_t seed)
             rc = hx_bench_check_row(&B, &r, label) ? HX_EXIT_FAIL : rc;
             ++ran;
         }
-        char shape[96];
+        char shape[160];
         if (rc == HX_EXIT_OK)
             printf("  n=%-10zu %-24s pass (%2d rows; %s; total %d)\n", n,
                    inputName[k], ran, labShape(shape, sizeof shape),
@@ -280,7 +321,9 @@ static int checkTheChecks(uint64_t seed)
     labOpenRandom(n, seed);
     printf("the checks, given planted errors at n = %zu:\n", n);
     int rc = HX_EXIT_OK;
-    for (size_t j : {11, 12, 2, 10}) {   /* single pass, course, CUB */
+    /* single pass, course, CUB; the piped loop where the ring runs */
+    for (size_t j : {11, 12, 2, 10, 18}) {
+        if (!rowRuns(&checked[j])) continue;
         const hx_row r = rowOf(&checked[j]);
         if (hx_bench_check_the_check(&B, &r) != HX_EXIT_OK) rc = HX_EXIT_FAIL;
     }

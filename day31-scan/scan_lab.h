@@ -21,7 +21,9 @@ enum {
     IN_PLACE = 8,    /* single pass: in == out (course rows always are) */
     SHIFTED = 16,    /* single pass: the input one int off 16-byte alignment */
     STALL = 32,      /* single pass: the look-back's debug stalls */
-    QUARTER = 64     /* WITH: the tile kernel runs SCAN_TILE / 4 threads */
+    QUARTER = 64,    /* WITH: the tile kernel runs SCAN_TILE / 4 threads */
+    PIPED = 128      /* single pass: the piped loop even where the ring
+                        runs (rowRuns: only there) */
 };
 
 typedef struct {
@@ -37,6 +39,9 @@ extern hx_bench B;
 
 /* The bench's row for s at the lab's size. */
 hx_row rowOf(const Scan *s);
+/* 0 for a row that would repeat another on this GPU (a PIPED row where
+ * the production single pass is the piped loop), else 1. */
+int rowRuns(const Scan *s);
 
 /* Device bytes the lab needs at n (shifted non-NULL: with a copy of the
  * input one int off 16-byte alignment). */
@@ -51,7 +56,9 @@ void labOpenRandom(size_t n, uint64_t seed);
 /* The open lab's levels, tiles and blocks, in words. */
 const char *labShape(char *buf, size_t len);
 /* What the self-check's sizes are built around: the production tile, the
- * blocks of the production single pass that run at once, SCAN_TILE. */
+ * blocks of the production single pass that run at once, SCAN_TILE, and
+ * the same sizes for the piped loop where the ring is the production
+ * path. */
 hx_size_plan labSizePlan(uint64_t seed);
 
 /* Random inputs are uniform in [0, randomHigh(n)]: 7, lowered so that n

@@ -1,9 +1,10 @@
 /* singlepass_scan.cuh: the production scan, one pass over the data with
- * decoupled look-back (lookback.cuh), in its one production configuration.
- * Timed against CUB and the floor by scan.cu; the configurations that
- * lost are in dev/scan_variants.cu.
+ * decoupled look-back (lookback.cuh), on one of two paths (THE TWO PATHS,
+ * below): the ring of bulk copies (ring_scan.cuh) on sm_90 and newer, the
+ * piped loop (here) on sm_75 and sm_80. Timed against CUB and the floor by
+ * scan.cu; the configurations that lost are in dev/scan_variants.cu.
  *
- * THE KERNEL, singlePassScanPiped. Each block takes tiles of BLOCK *
+ * THE PIPED KERNEL, singlePassScanPiped. Each block takes tiles of BLOCK *
  * ITEMS ints in start order (lookbackTakeTile) and loads each as int4
  * vectors into registers (StripedTile, tile.cuh: ITEMS / 4 independent
  * 16-byte loads per thread in flight). The block has BLOCK tile threads
@@ -28,8 +29,9 @@
  *   tile, like the course scan's; n = 0 launches no kernel (the launcher
  *   zeroes *total with a memset).
  * - plan->state holds lookbackBytes(tiles) zero bytes at launch: the
- *   launcher's memset, counted as a launch in every table; any grid of at
- *   least one block is correct (plan->grid: a check may make it small).
+ *   launcher's memset, counted as a launch in every table; any grid from
+ *   one block to the blocks that run at once is correct (plan->grid: a
+ *   check may make it small; the piped loop takes any grid at all).
  * - 16-byte vectors where in and out are both 16-byte aligned and the tile
  *   is whole; int loads and stores otherwise (the same layout).
  * - n below 2^31: tile indices and the look-back's packed sums fit.
@@ -42,10 +44,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hx_cuda.h"
 #include "lookback.cuh"
+#include "ring_scan.cuh"
 
 /* BLOCK tile threads and a walker warp (BLOCK + 32 threads a block).
  * reduce scans the tile in place (x becomes each element's prefix within
@@ -115,60 +119,149 @@ singlePassScanPiped(const int *in, int *out, size_t n,
         stash);
 }
 
-/* THE PRODUCTION CONFIGURATION: tiles of 256 x 24 ints, a look-back
- * window of 32 tiles read with relaxed atomics (lookback.cuh, MEMORY
- * ORDERING), the tile warps meeting at named barrier 1. The measurements
- * that chose it are in README.md and evidence-h200.txt;
- * dev/scan_variants.cu (make dev) times it against the others again. */
+/* THE TWO PATHS, one plan (below) choosing between them.
+ * - The ring (ring_scan.cuh): on sm_90 and newer, tiles of 256 x 16 ints
+ *   loaded by bulk copies into a ring of stages, 2 blocks an SM, the
+ *   stages sized from the SM's shared memory (singlePassRingSmem). Chosen
+ *   where the kernel was compiled for sm_90 or newer, the GPU is one, at
+ *   least two stages fit, and n is at least SCAN_RING_MIN_N.
+ * - The piped loop (above): tiles of 256 x 24 ints, everywhere else (the
+ *   T4's sm_75 and the A100's sm_80, a PTX build for them, small n).
+ * Both read the look-back window of 32 tiles with relaxed atomics
+ * (lookback.cuh, MEMORY ORDERING). The measurements that chose them are in
+ * NOTES.md; dev/scan_variants.cu (make dev) times them against the others
+ * again. */
+typedef enum { SINGLE_PASS_PIPED, SINGLE_PASS_RING } SinglePassPath;
+
 #define SCAN_PASS_THREADS 256
 #define SCAN_PASS_ITEMS 24
 #define SCAN_PASS_TILE (SCAN_PASS_THREADS * SCAN_PASS_ITEMS)
 #define SCAN_PASS_BLOCK (SCAN_PASS_THREADS + 32)
 #define SCAN_PASS_NAME "256 x 24 piped, relaxed, window 32"
 
+#define SCAN_RING_THREADS 256
+#define SCAN_RING_ITEMS 16
+#define SCAN_RING_TILE (SCAN_RING_THREADS * SCAN_RING_ITEMS)
+#define SCAN_RING_BLOCK (SCAN_RING_THREADS + 64)
+#define SCAN_RING_PER_SM 2   /* blocks an SM the ring is sized for */
+#define SCAN_RING_MIN_N ((size_t)1)   /* below it, the piped loop */
+#define SCAN_RING_NAME "256 x 16 ring of bulk copies, 2 blocks an SM"
+
 typedef void (*SinglePassKernel)(const int *, int *, size_t,
                                  unsigned long long *, int *, int,
                                  unsigned);
 
-/* The production kernel. */
+/* The two production kernels. */
 static const SinglePassKernel singlePassKernel =
     singlePassScanPiped<SCAN_PASS_THREADS, SCAN_PASS_ITEMS, 1,
                         LookbackRelaxed32, PIPE_NAMED>;
+static const SinglePassKernel singlePassRingKernel =
+    singlePassScanRing<SCAN_RING_THREADS, SCAN_RING_ITEMS,
+                       LookbackRelaxed32>;
+
+/* The ring's stages on dev (bulk_ring.cuh's ringStageBytes), in bytes; 0
+ * where the ring cannot run there. */
+inline size_t singlePassRingSmem(const hx_device *dev)
+{
+    return ringStageBytes(dev, (const void *)singlePassRingKernel,
+                          SCAN_RING_TILE * sizeof(int), SCAN_RING_PER_SM);
+}
 
 /* What the single pass at one n needs on the device. */
 typedef struct {
     size_t n;
-    size_t tiles;                /* of SCAN_PASS_TILE ints */
+    SinglePassPath path;
+    size_t tile;                 /* ints: SCAN_PASS_TILE or SCAN_RING_TILE */
+    size_t tiles;
     unsigned long long *state;   /* lookbackBytes(tiles) */
+    size_t smem;                 /* the ring's stages, bytes (else 0) */
     unsigned grid;               /* blocks: as many as run at once, at
-                                    most one per tile; any value >= 1 is
-                                    correct (a check may set 3) */
+                                    most one per tile; any value from 1 to
+                                    that is correct (a check may set 3) */
     unsigned stallNs;            /* the debug stalls; 0 when timed */
 } SinglePassPlan;
 
-/* Device bytes a plan for n ints allocates. */
+/* Device bytes a plan for n ints allocates (either path). */
 inline size_t singlePassBytes(size_t n)
 {
-    return lookbackBytes((n + SCAN_PASS_TILE - 1) / SCAN_PASS_TILE);
+    return lookbackBytes((n + SCAN_RING_TILE - 1) / SCAN_RING_TILE);
+}
+
+/* The path a plan for n takes on dev: the ring where it can run and n is
+ * at least SCAN_RING_MIN_N, else the piped loop. */
+inline SinglePassPath singlePassPathFor(const hx_device *dev, size_t n)
+{
+    return n >= SCAN_RING_MIN_N && singlePassRingSmem(dev)
+               ? SINGLE_PASS_RING
+               : SINGLE_PASS_PIPED;
+}
+
+/* The blocks of a path that run at once on dev, and its tile (ints). */
+inline unsigned singlePassResident(const hx_device *dev, SinglePassPath path,
+                                   size_t *tile)
+{
+    if (path == SINGLE_PASS_PIPED) {
+        *tile = SCAN_PASS_TILE;
+        return hx_resident_blocks(dev, (const void *)singlePassKernel,
+                                  SCAN_PASS_BLOCK, 0);
+    }
+    *tile = SCAN_RING_TILE;
+    const size_t smem = singlePassRingSmem(dev);
+    if (!smem) return 0;
+    unsigned r = hx_resident_blocks(dev, (const void *)singlePassRingKernel,
+                                    SCAN_RING_BLOCK, smem);
+    /* As many blocks an SM as the ring was sized for, no more: its stages
+     * are the loads in flight. */
+    const unsigned most = SCAN_RING_PER_SM * (unsigned)dev->sms;
+    return r < most ? r : most;
+}
+
+/* A plan for n on the given path; 0 (and no plan) where the ring cannot
+ * run on dev. singlePassPlanCreate takes singlePassPathFor's. */
+inline int singlePassPlanCreateOn(SinglePassPlan *p, const hx_device *dev,
+                                  size_t n, SinglePassPath path)
+{
+    memset(p, 0, sizeof *p);
+    const unsigned resident = singlePassResident(dev, path, &p->tile);
+    if (resident == 0) return 0;
+    p->n = n;
+    p->path = path;
+    p->tiles = (n + p->tile - 1) / p->tile;
+    p->smem = path == SINGLE_PASS_RING
+                  ? singlePassRingSmem(dev)
+                  : 0;
+    HX_CHECK(cudaMalloc(&p->state, lookbackBytes(p->tiles)));
+    p->grid = p->tiles < resident ? (unsigned)(p->tiles ? p->tiles : 1)
+                                  : resident;
+    return 1;
 }
 
 inline void singlePassPlanCreate(SinglePassPlan *p, const hx_device *dev,
                                  size_t n)
 {
-    memset(p, 0, sizeof *p);
-    p->n = n;
-    p->tiles = (n + SCAN_PASS_TILE - 1) / SCAN_PASS_TILE;
-    HX_CHECK(cudaMalloc(&p->state, singlePassBytes(n)));
-    const unsigned resident = hx_resident_blocks(
-        dev, (const void *)singlePassKernel, SCAN_PASS_BLOCK, 0);
-    p->grid = p->tiles < resident ? (unsigned)(p->tiles ? p->tiles : 1)
-                                  : resident;
+    singlePassPlanCreateOn(p, dev, n, singlePassPathFor(dev, n));
 }
 
 inline void singlePassPlanDestroy(SinglePassPlan *p)
 {
     if (p->state) HX_CHECK(cudaFree(p->state));
     memset(p, 0, sizeof *p);
+}
+
+/* The plan's path in words, e.g. for a table's heading; its shape. */
+inline const char *singlePassPathName(const SinglePassPlan *p)
+{
+    return p->path == SINGLE_PASS_RING ? SCAN_RING_NAME : SCAN_PASS_NAME;
+}
+
+inline const char *singlePassShape(const SinglePassPlan *p, char *buf,
+                                   size_t len)
+{
+    const int ring = p->path == SINGLE_PASS_RING;
+    snprintf(buf, len, "%s: %zu tiles of %zu, %u blocks, %zu stages",
+             ring ? "ring" : "piped", p->tiles, p->tile, p->grid,
+             ring ? p->smem / (p->tile * sizeof(int)) : (size_t)0);
+    return buf;
 }
 
 /* Launches one run: the state's reset (a memset), then the kernel; 2
@@ -188,8 +281,12 @@ inline void singlePassScan(const SinglePassPlan *p, const int *in, int *out,
         return;
     }
     HX_CHECK(cudaMemsetAsync(p->state, 0, lookbackBytes(p->tiles), stream));
-    singlePassKernel<<<p->grid, SCAN_PASS_BLOCK, 0, stream>>>(
-        in, out, p->n, p->state, total, inclusive, p->stallNs);
+    if (p->path == SINGLE_PASS_RING)
+        singlePassRingKernel<<<p->grid, SCAN_RING_BLOCK, p->smem, stream>>>(
+            in, out, p->n, p->state, total, inclusive, p->stallNs);
+    else
+        singlePassKernel<<<p->grid, SCAN_PASS_BLOCK, 0, stream>>>(
+            in, out, p->n, p->state, total, inclusive, p->stallNs);
     HX_CHECK_LAUNCH("singlePassScan");
 }
 

@@ -5,9 +5,9 @@
  * compare it with: the plain tile loop before the pipelined one, the
  * configuration before any tuning (acquire-release), loading ahead, wider
  * windows, backoff, other tile shapes of the pipelined loop, and its
- * mbarrier form; on sm_90 and newer with SCAN_VARIANTS_RING=1, the ring
- * of bulk copies (ring_scan.cuh), one, two and three blocks an SM, its
- * stages sized from the device (left out otherwise: see ringWanted).
+ * mbarrier form; on sm_90 and newer, the ring of bulk copies
+ * (../ring_scan.cuh, the production path there), one, two and three
+ * blocks an SM, its stages sized from the device.
  *
  * Build: make -C day31-scan dev
  * Run:   ./day31-scan/dev/scan-variants [--n N] [--runs R] [--warmup W]
@@ -33,7 +33,7 @@
 #include "hx_ref.h"
 #include "../singlepass_scan.cuh"
 #include "lookback_variants.cuh"
-#include "ring_scan.cuh"
+#include "../ring_scan.cuh"
 
 static const char *const PROG = "scan-variants";
 
@@ -122,8 +122,8 @@ typedef struct {
 #define RING(T, I, B) \
     singlePassScanRing<T, I, LookbackRelaxed32>, T, I, T + 64, B
 static const Config configs[] = {
-    {SCAN_PASS_NAME " (production)", singlePassKernel, SCAN_PASS_THREADS,
-     SCAN_PASS_ITEMS, SCAN_PASS_BLOCK, 0},
+    {SCAN_PASS_NAME " (production, sm_75/sm_80)", singlePassKernel,
+     SCAN_PASS_THREADS, SCAN_PASS_ITEMS, SCAN_PASS_BLOCK, 0},
     {"256 x 16, relaxed, window 32",
      PLAIN(256, 16, 1, LookbackRelaxed32, false)},
     {"256 x 16, acq-rel, window 32 (untuned)",
@@ -144,7 +144,8 @@ static const Config configs[] = {
     {"256 x 24 ring of bulk copies, 2 blocks an SM", RING(256, 24, 2)},
     {"256 x 24 ring of bulk copies, 3 blocks an SM", RING(256, 24, 3)},
     {"256 x 16 ring of bulk copies, 1 block an SM", RING(256, 16, 1)},
-    {"256 x 16 ring of bulk copies, 2 blocks an SM", RING(256, 16, 2)},
+    {"256 x 16 ring of bulk copies, 2 blocks an SM (production, sm_90)",
+     RING(256, 16, 2)},
     {"256 x 16 ring of bulk copies, 3 blocks an SM", RING(256, 16, 3)},
 };
 #undef PLAIN
@@ -232,18 +233,6 @@ static size_t labBytes(size_t n, void *)
            cubBytes(n);
 }
 
-/* The rings run only with SCAN_VARIANTS_RING=1 in the environment: at
- * 2^28 they passed their checks and were timed, and every ring passed
- * --check --n 1000003 with the stalled look-back, but the whole --check
- * with them did not end within 150 s on the H200 (a hang or a size that
- * crawls: not yet known; NOTES.md, "A ring of bulk copies"), where it
- * takes under a second without them. */
-static int ringWanted(void)
-{
-    const char *e = getenv("SCAN_VARIANTS_RING");
-    return e && !strcmp(e, "1");
-}
-
 /* A ring's stages, from the device: as many tiles as one block's share of
  * the SM's shared memory holds beside its static shared memory (at most
  * RING_MAX_STAGES); their bytes, or 0 when the GPU is older than sm_90 or
@@ -286,7 +275,7 @@ static void labOpen(size_t n, const int *in)
     L.cubBytes = cubBytes(n);
     HX_CHECK(cudaMalloc(&L.cub, L.cubBytes));
     for (int c = 0; c < CONFIGS; ++c) {
-        L.smem[c] = configs[c].ring && ringWanted() ? ringSmem(&configs[c])
+        L.smem[c] = configs[c].ring ? ringSmem(&configs[c])
                                                     : 0;
         L.resident[c] = configs[c].ring && !L.smem[c]
                             ? 0
@@ -409,8 +398,8 @@ static int timeVariants(const hx_opts *o)
     rows[k].launches = 2;
     const int rc = hx_bench_measure(&B, rows, k + 1, HX_BENCH_LEAVE_OUT);
     static const char *const notes[] = {
-        "the first configuration is the production one "
-        "(../singlepass_scan.cuh); a failed one is left out (above)", NULL};
+        "the production configurations (../singlepass_scan.cuh) say so; "
+        "a failed one is left out (above)", NULL};
     hx_bench_table(&B, "single-pass exclusive scan, configurations", notes);
     labClose();
     return rc;

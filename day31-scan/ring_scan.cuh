@@ -1,158 +1,49 @@
-/* dev/ring_scan.cuh: an experiment, not in any lesson. The single pass
- * with its loads moved to a loader warp that keeps a ring of shared-memory
- * stages filled with bulk asynchronous copies (cp.async.bulk, sm_90 and
- * newer), and that publishes each tile's aggregate as soon as the tile has
- * landed (a look-ahead), so that no walk waits on a tile that sits in a
- * ring. Timed and checked by dev/scan_variants.cu; NOTES.md ("A ring of
- * bulk copies") has what it measured.
+/* ring_scan.cuh: the production scan's kernel on sm_90 and newer
+ * (singlepass_scan.cuh chooses it; the piped loop stays the sm_75 and
+ * sm_80 path). Its loads move to a loader warp that keeps a ring of
+ * shared-memory stages filled with bulk copies (bulk_ring.cuh) and
+ * publishes each tile's aggregate as soon as the tile lands (a look-ahead),
+ * so no walk waits on a tile that sits in a ring. NOTES.md ("A ring of
+ * bulk copies") has how it was found and what it measured.
  *
- * THE KERNEL, singlePassScanRing<BLOCK, ITEMS, Policy>: BLOCK tile threads,
- * a walker warp and a loader warp (BLOCK + 64 threads). The ring is the
- * dynamic shared memory, as many stages of one tile (BLOCK * ITEMS ints)
- * as the launch gives it (%dynamic_smem_size / the tile's bytes, at most
- * RING_MAX_STAGES; the launcher sizes it from the device). Each stage has
- * a full and an empty mbarrier:
- *   loader (one warp): as soon as the oldest stage it has not summed has
- *     landed, sums it (32 lanes) and publishes the tile's aggregate
- *     (ringPublishAggregate: never over the tile's prefix); otherwise,
- *     when a stage is free, takes a tile index (the look-back's counter),
- *     writes it in the stage's header, arms the full barrier with the
- *     tile's bytes and starts the bulk copy. A stage is refilled only
- *     after the loader has summed it and every tile thread has read it.
- *     After the last tile it hands PIPE_END through a stage.
- *   tile threads: round k reads stage k mod S (after its full barrier)
- *     into registers, in the production kernel's striped layout, arrives
- *     on the stage's empty barrier, scans the tile (the aggregate is
- *     already published) and hands it to the walker; then the round as in
- *     lookbackPipelined (../lookback.cuh): the walker finds tile k - 1's
- *     prefix while the tile threads scan tile k, then they add it and
- *     store with int4 stores.
- * The contract is singlePassScan's (../singlepass_scan.cuh), except that
- * the grid must be resident (the launcher's: one to three blocks an SM);
- * an input that is not 16-byte aligned has no bulk copies (its stages
- * carry only the index, and the tile threads load from global memory).
- * Deadlock-free: a tile's aggregate is published as soon as its bytes
- * land, whatever its block's tile threads are doing, so every walk ends.
- * Below sm_90 the kernel traps: the launcher never starts it there.
+ * singlePassScanRing<BLOCK, ITEMS, Policy>: BLOCK tile threads, a walker
+ * warp and a loader warp (BLOCK + 64 threads). The ring is the dynamic
+ * shared memory: as many stages of one tile (BLOCK * ITEMS ints) as the
+ * launch gives (at most RING_MAX_STAGES; the launcher sizes it from the
+ * device), each with a full and an empty mbarrier.
+ *   loader: sums the oldest landed stage it has not summed (32 lanes) and
+ *     publishes its aggregate (ringPublishAggregate: never over the
+ *     tile's prefix); a tile the copy did not bring whole is left to its
+ *     tile threads, so the loader never reads global memory, which in
+ *     place may be written. Otherwise, when a stage is free (summed, and
+ *     read by every tile thread), takes a tile index, writes it in the
+ *     stage's header, arms the full barrier with the bytes and starts the
+ *     copy. After the last tile it hands PIPE_END through a stage.
+ *   tile threads: round k reads stage k mod S into registers (the piped
+ *     kernel's striped layout), arrives on its empty barrier, scans the
+ *     tile and hands it to the walker; then lookbackPipelined's round
+ *     (lookback.cuh): the walker finds tile k - 1's prefix while they scan
+ *     tile k, then they add it and store with int4 stores.
+ * The contract is singlePassScan's, except that the grid must be resident
+ * (the launcher's: the blocks an SM the ring was sized for). An input off
+ * 16 bytes has no bulk copies (its stages carry only the index; the tile
+ * threads load from global memory).
+ * Deadlock-free: a whole tile's aggregate is published once its bytes
+ * land, whatever its block's tile threads do; any other tile's, by its
+ * tile threads before its walk. Take the lowest tile whose aggregate is
+ * not published: every tile below it has one, so the walks of its block's
+ * earlier tiles end and its tile threads reach it (the grid is resident).
+ * Compiled below sm_90 (a compute_75 or compute_80 build, even run on an
+ * H200) the kernel traps; the launcher never starts it there
+ * (singlePassRingSmem reads the kernel's PTX version).
  */
 #ifndef RING_SCAN_CUH
 #define RING_SCAN_CUH
 
 #include <stdint.h>
 
-#include "../lookback.cuh"
-
-#define RING_MAX_STAGES 16
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define RING_SM90 1
-
-__device__ inline unsigned ringSmem(const void *p)
-{
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-
-__device__ inline unsigned ringDynamicBytes()
-{
-    unsigned r;
-    asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
-    return r;
-}
-
-__device__ inline void ringBarInit(uint64_t *b, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(ringSmem(b)),
-                 "r"(count)
-                 : "memory");
-}
-
-__device__ inline void ringArrive(uint64_t *b)
-{
-    asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }"
-                 ::"r"(ringSmem(b))
-                 : "memory");
-}
-
-__device__ inline void ringArriveExpect(uint64_t *b, unsigned bytes)
-{
-    asm volatile("{ .reg .b64 st; "
-                 "mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }"
-                 ::"r"(ringSmem(b)), "r"(bytes)
-                 : "memory");
-}
-
-/* 1 when the phase of parity has completed (test: never blocks). */
-__device__ inline bool ringDone(uint64_t *b, unsigned parity)
-{
-    unsigned ok;
-    asm volatile("{ .reg .pred p; "
-                 "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2; "
-                 "selp.u32 %0, 1, 0, p; }"
-                 : "=r"(ok)
-                 : "r"(ringSmem(b)), "r"(parity)
-                 : "memory");
-    return ok != 0;
-}
-
-/* Lane 0's value in every lane of the warp (all 32 must call it). */
-__device__ inline bool ringUniform(bool v)
-{
-    return __shfl_sync(0xffffffffu, (int)v, 0) != 0;
-}
-
-__device__ inline void ringWait(uint64_t *b, unsigned parity)
-{
-    unsigned ok = 0;
-    while (!ok)
-        asm volatile("{ .reg .pred p; "
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
-                     "selp.u32 %0, 1, 0, p; }"
-                     : "=r"(ok)
-                     : "r"(ringSmem(b)), "r"(parity)
-                     : "memory");
-}
-
-__device__ inline void ringBulkLoad(void *dst, const void *src,
-                                    unsigned bytes, uint64_t *bar)
-{
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx"
-                 "::bytes [%0], [%1], %2, [%3];"
-                 ::"r"(ringSmem(dst)), "l"(src), "r"(bytes),
-                 "r"(ringSmem(bar))
-                 : "memory");
-}
-#endif
-
-#ifdef RING_SM90
-/* The loader's publish of a tile's aggregate. The tile's own walker may
- * already have published its inclusive prefix (it walks as soon as the
- * tile threads have scanned the tile, and the loader may sum it later):
- * so the aggregate goes in only over an invalid word (a compare and swap),
- * never over a prefix, which would send every later walk further back.
- * Tile 0's is its prefix. stallNs: the look-back's debug stalls. */
-template <class Policy>
-__device__ inline void ringPublishAggregate(unsigned long long *state,
-                                            unsigned tile, unsigned sum,
-                                            unsigned stallNs)
-{
-    unsigned long long *status = state + 1;
-    if (tile == 0) {
-        lookbackPublish<Policy::RELAXED>(
-            &status[0], LookbackSum::bits((int)sum) | LOOKBACK_PREFIX);
-        return;
-    }
-    if (stallNs && lookbackStallsAggregate(tile)) __nanosleep(stallNs);
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> a(
-        status[tile]);
-    unsigned long long expected = LOOKBACK_INVALID;
-    a.compare_exchange_strong(
-        expected, LookbackSum::bits((int)sum) | LOOKBACK_AGGREGATE,
-        Policy::RELAXED ? cuda::memory_order_relaxed
-                        : cuda::memory_order_release,
-        cuda::memory_order_relaxed);
-}
-
-#endif
+#include "bulk_ring.cuh"
+#include "lookback.cuh"
 
 template <int BLOCK, int ITEMS, class Policy>
 __global__ void __launch_bounds__(BLOCK + 64, 1)
@@ -223,6 +114,12 @@ singlePassScanRing(const int *in, int *out, size_t n,
                 const size_t base = (size_t)tile * Tile::SIZE;
                 const size_t valid = tileValid(base);
                 const size_t copied = tileCopied(valid);
+                /* A tile the copy did not bring whole (the last one's
+                 * tail, an input off 16 bytes) has its aggregate published
+                 * by its tile threads: the loader never reads global
+                 * memory, which in place the tile threads may already
+                 * have overwritten. */
+                if (copied < valid) continue;
                 const int4 *v = ring + (size_t)s * (Tile::SIZE / 4);
                 unsigned sum = 0;
                 for (size_t i = lane; i < copied / 4; i += 32) {
@@ -230,8 +127,6 @@ singlePassScanRing(const int *in, int *out, size_t n,
                     sum += (unsigned)q.x + (unsigned)q.y + (unsigned)q.z +
                            (unsigned)q.w;
                 }
-                for (size_t i = copied + lane; i < valid; i += 32)
-                    sum += (unsigned)in[base + i];
 #pragma unroll
                 for (int d = 16; d > 0; d /= 2)
                     sum += __shfl_xor_sync(0xffffffffu, sum, d);
@@ -321,13 +216,13 @@ singlePassScanRing(const int *in, int *out, size_t n,
             base = (size_t)tile * Tile::SIZE;
             vec = aligned && Tile::vectorOk(in, base, n);
             const int4 *v = ring + (size_t)s * (Tile::SIZE / 4);
+            const size_t valid = tileValid(base);
+            const size_t copied = tileCopied(valid);
             if (vec) {
 #pragma unroll
                 for (int j = 0; j < Tile::VECS; ++j)
                     x[j] = v[threadIdx.x + j * BLOCK];
             } else {
-                const size_t valid = tileValid(base);
-                const size_t copied = tileCopied(valid);
                 const int *e = reinterpret_cast<const int *>(v);
 #pragma unroll
                 for (int j = 0; j < Tile::VECS; ++j) {
@@ -363,7 +258,14 @@ singlePassScanRing(const int *in, int *out, size_t n,
                 x[j].z = (int)(first + (inclusive ? b + c : a + b));
                 x[j].w = (int)(first + (inclusive ? b + c + d : a + b + c));
             }
-            if (threadIdx.x == 0) sl.aggregate[k % 2] = (int)aggregate;
+            if (threadIdx.x == 0) {
+                sl.aggregate[k % 2] = (int)aggregate;
+                /* Not summed by the loader (above): published here,
+                 * before the walker walks it. */
+                if (copied < valid)
+                    ringPublishAggregate<Policy>(state, tile, aggregate,
+                                                 stallNs);
+            }
         }
         if (threadIdx.x == 0) sl.tile[k % 2] = tile;
         /* Round k: tile k handed over, tile k - 1 walked. */
