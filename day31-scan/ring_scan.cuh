@@ -238,26 +238,8 @@ singlePassScanRing(const int *in, int *out, size_t n,
                 }
             }
             ringArrive(&emptyBar[s]);
-            /* The scan within the tile (the production kernel's reduce). */
-            unsigned u[Tile::VECS];
-#pragma unroll
-            for (int j = 0; j < Tile::VECS; ++j)
-                u[j] = (unsigned)x[j].x + (unsigned)x[j].y +
-                       (unsigned)x[j].z + (unsigned)x[j].w;
-            const unsigned aggregate = Tile::scanUpWith(u, st, sync);
-            sync();
-#pragma unroll
-            for (int j = 0; j < Tile::VECS; ++j) {
-                const unsigned a = x[j].x, b = x[j].y, c = x[j].z,
-                               d = x[j].w;
-                const unsigned ex =
-                    Tile::exclusiveOf(j, u[j], a + b + c + d, st);
-                const unsigned first = inclusive ? ex + a : ex;
-                x[j].x = (int)first;
-                x[j].y = (int)(first + (inclusive ? b : a));
-                x[j].z = (int)(first + (inclusive ? b + c : a + b));
-                x[j].w = (int)(first + (inclusive ? b + c + d : a + b + c));
-            }
+            const unsigned aggregate =
+                Tile::scanInTile(x, st, sync, inclusive);
             if (threadIdx.x == 0) {
                 sl.aggregate[k % 2] = (int)aggregate;
                 /* Not summed by the loader (above): published here,
@@ -270,18 +252,9 @@ singlePassScanRing(const int *in, int *out, size_t n,
         if (threadIdx.x == 0) sl.tile[k % 2] = tile;
         /* Round k: tile k handed over, tile k - 1 walked. */
         roundBar.arrive_and_wait();
-        if (k > 0) {
-            const unsigned p = (unsigned)sl.prefix[(k - 1) % 2];
-#pragma unroll
-            for (int j = 0; j < Tile::VECS; ++j) {
-                int4 y = kept[j * BLOCK + threadIdx.x];
-                y.x = (int)((unsigned)y.x + p);
-                y.y = (int)((unsigned)y.y + p);
-                y.z = (int)((unsigned)y.z + p);
-                y.w = (int)((unsigned)y.w + p);
-                Tile::storeVector(out, prevBase, n, prevVec, j, y);
-            }
-        }
+        if (k > 0)
+            Tile::storePlus(kept, (unsigned)sl.prefix[(k - 1) % 2], out,
+                            prevBase, n, prevVec);
         if (tile == PIPE_END) return;
         /* Each thread's own slots: the round's barrier separates this
          * from their next reader (the finish above, a round later). */

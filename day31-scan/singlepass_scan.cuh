@@ -71,27 +71,7 @@ singlePassScanPiped(const int *in, int *out, size_t n,
 
     auto reduce = [&](unsigned, size_t, bool, int4 (&x)[Tile::VECS],
                       auto sync) {
-        unsigned v[Tile::VECS];
-#pragma unroll
-        for (int j = 0; j < Tile::VECS; ++j)
-            v[j] = (unsigned)x[j].x + (unsigned)x[j].y + (unsigned)x[j].z +
-                   (unsigned)x[j].w;
-        /* Contains the barrier after which warp 0 has every warp's
-         * totals. */
-        const unsigned aggregate = Tile::scanUpWith(v, st, sync);
-        /* Everyone reads warp 0's scanned partials. */
-        sync();
-#pragma unroll
-        for (int j = 0; j < Tile::VECS; ++j) {
-            const unsigned a = x[j].x, b = x[j].y, c = x[j].z, d = x[j].w;
-            const unsigned e = Tile::exclusiveOf(j, v[j], a + b + c + d, st);
-            const unsigned first = inclusive ? e + a : e;
-            x[j].x = (int)first;
-            x[j].y = (int)(first + (inclusive ? b : a));
-            x[j].z = (int)(first + (inclusive ? b + c : a + b));
-            x[j].w = (int)(first + (inclusive ? b + c + d : a + b + c));
-        }
-        return (int)aggregate;
+        return (int)Tile::scanInTile(x, st, sync, inclusive);
     };
     /* Each thread writes and later reads only its own slots of kept: no
      * barrier of its own (the round's barrier separates stash and
@@ -102,16 +82,7 @@ singlePassScanPiped(const int *in, int *out, size_t n,
             kept[j * BLOCK + threadIdx.x] = x[j];
     };
     auto finish = [&](unsigned, size_t base, bool vec, int prefix, int) {
-        const unsigned p = (unsigned)prefix;
-#pragma unroll
-        for (int j = 0; j < Tile::VECS; ++j) {
-            int4 y = kept[j * BLOCK + threadIdx.x];
-            y.x = (int)((unsigned)y.x + p);
-            y.y = (int)((unsigned)y.y + p);
-            y.z = (int)((unsigned)y.z + p);
-            y.w = (int)((unsigned)y.w + p);
-            Tile::storeVector(out, base, n, vec, j, y);
-        }
+        Tile::storePlus(kept, (unsigned)prefix, out, base, n, vec);
     };
     /* 0 pads a partial tile: it adds nothing, and is never stored. */
     lookbackPipelined<Tile, LookbackSum, Policy, SYNC>(

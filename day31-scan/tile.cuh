@@ -176,6 +176,53 @@ template <int BLOCK, int ITEMS> struct StripedTile {
     {
         return st.partial[j * WARPS + threadIdx.x / 32] + scanned - own;
     }
+
+    /* The single-pass scans' tile step (singlepass_scan.cuh,
+     * ring_scan.cuh): x becomes each int's exclusive (inclusive: inclusive)
+     * prefix within the tile, sync() the tile's barrier; returns the tile's
+     * aggregate (meaningful in warp 0 only). */
+    template <class Sync>
+    static __device__ unsigned scanInTile(int4 (&x)[VECS], Storage &st,
+                                          Sync sync, int inclusive)
+    {
+        unsigned v[VECS];
+#pragma unroll
+        for (int j = 0; j < VECS; ++j)
+            v[j] = (unsigned)x[j].x + (unsigned)x[j].y + (unsigned)x[j].z +
+                   (unsigned)x[j].w;
+        /* Contains the barrier after which warp 0 has every warp's
+         * totals. */
+        const unsigned aggregate = scanUpWith(v, st, sync);
+        /* Everyone reads warp 0's scanned partials. */
+        sync();
+#pragma unroll
+        for (int j = 0; j < VECS; ++j) {
+            const unsigned a = x[j].x, b = x[j].y, c = x[j].z, d = x[j].w;
+            const unsigned e = exclusiveOf(j, v[j], a + b + c + d, st);
+            const unsigned first = inclusive ? e + a : e;
+            x[j].x = (int)first;
+            x[j].y = (int)(first + (inclusive ? b : a));
+            x[j].z = (int)(first + (inclusive ? b + c : a + b));
+            x[j].w = (int)(first + (inclusive ? b + c + d : a + b + c));
+        }
+        return aggregate;
+    }
+
+    /* The thread's vectors kept in shared memory (kept[j * BLOCK +
+     * threadIdx.x]), each int plus p, stored as store does. */
+    static __device__ void storePlus(const int4 *kept, unsigned p, int *out,
+                                     size_t base, size_t n, bool vec)
+    {
+#pragma unroll
+        for (int j = 0; j < VECS; ++j) {
+            int4 y = kept[j * BLOCK + threadIdx.x];
+            y.x = (int)((unsigned)y.x + p);
+            y.y = (int)((unsigned)y.y + p);
+            y.z = (int)((unsigned)y.z + p);
+            y.w = (int)((unsigned)y.w + p);
+            storeVector(out, base, n, vec, j, y);
+        }
+    }
 };
 
 /* ------------------------------------------------------------------------
