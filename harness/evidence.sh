@@ -37,6 +37,10 @@ cd "$(dirname "$0")/.." || exit 2
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
 export ARCH=${ARCH:-75 80 90}
+# The GPU's short name in file names: h200, h100, t4, ... (else "gpu").
+tag=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 |
+      grep -oiE '\b(h|a|b|l|t|v)[0-9]+\b' | head -n 1 | tr 'A-Z' 'a-z')
+tag=${tag:-gpu}
 export BUILD_LINE="make -j all ARCH=\"$ARCH\""
 make -j"$(nproc)" all >"$dest/build.log" 2>&1 || { tail -n 40 "$dest/build.log"; exit 1; }
 make -j"$(nproc)" -C day31-scan dev >>"$dest/build.log" 2>&1 || { tail -n 40 "$dest/build.log"; exit 1; }
@@ -61,14 +65,17 @@ for part in $parts; do
         t=$dest/day31-scan.txt
         $cap "$t" bash -c "time ./day31-scan/scan"
         $cap "$t" ./day31-scan/dev/scan-variants
-        $cap "$t" ./day31-scan/scan --sweep --csv "$dest/scan-sweep-h200.csv"
+        $cap "$t" ./day31-scan/scan --sweep --csv "$dest/scan-sweep-$tag.csv"
         # The lesson's plot, where this machine has matplotlib (else one line).
-        $cap "$t" python3 harness/plot.py "$dest/scan-sweep-h200.csv" --out "$dest/sweep-h200.png"
-        # Small runs: at 620001 the production single pass has 101 tiles of
-        # 6144 (the debug stalls on: windows of 32 move back; the 3-block
-        # runs loop over tiles).
+        $cap "$t" python3 harness/plot.py "$dest/scan-sweep-$tag.csv" --out "$dest/sweep-$tag.png"
+        # Small runs: at 620001 the single pass has 152 ring tiles of 4096
+        # and 101 piped tiles of 6144 (the debug stalls on: windows of 32
+        # move back; the 3-block runs loop over tiles). Nsight: a warm
+        # launch of each path (the ring's third launch, the piped loop's
+        # second: the checks run first) and of CUB's.
         ncu="ncu --clock-control none --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats"
-        $cap "$t" $ncu --kernel-name regex:singlePassScan --launch-skip 2 ./day31-scan/scan --n 2^26 --runs 2 --warmup 1
+        $cap "$t" $ncu --kernel-name regex:singlePassScanRing --launch-skip 2 ./day31-scan/scan --n 2^26 --runs 2 --warmup 1
+        $cap "$t" $ncu --kernel-name regex:singlePassScanPiped --launch-skip 1 ./day31-scan/scan --n 2^26 --runs 2 --warmup 1
         $cap "$t" $ncu --kernel-name regex:DeviceScanKernel --launch-skip 1 ./day31-scan/scan --n 2^26 --runs 2 --warmup 1
         # Where a tile's time goes: clock64() stamps in instrumented copies
         # of the one-tile loop and the pipelined one (a development tool).
