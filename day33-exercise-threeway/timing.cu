@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "hx_bench.h"
 #include "hx_ref.h"
 #include "hx_time.h"
 
@@ -29,6 +30,12 @@ static void workCopy(void *ctx)
 {
     Work *w = (Work *)ctx;
     kCopy(w->b->dev, w->b->in.data, w->b->out.data, w->n);
+}
+
+static void workCopyVec(void *ctx)
+{
+    Work *w = (Work *)ctx;
+    hx_gpu_copy_vec(w->b->dev, w->b->in.data, w->b->out.data, w->n, 0);
 }
 
 static void workPartition(void *ctx)
@@ -86,7 +93,15 @@ static void timingAlarm(int sig)
     _exit(EXIT_TIMEOUT);
 }
 
-enum { ROW_MEMCPY, ROW_COPY, ROW_PARTITION, ROW_SPLIT, ROW_SCATTER, ROWS };
+enum {
+    ROW_MEMCPY,
+    ROW_COPY,
+    ROW_COPY_VEC,
+    ROW_PARTITION,
+    ROW_SPLIT,
+    ROW_SCATTER,
+    ROWS
+};
 
 int studentTiming(const Ctx *c, Buffers *b, const hx_device *dev, Group *g,
                   const hx_opts *o)
@@ -103,6 +118,7 @@ int studentTiming(const Ctx *c, Buffers *b, const hx_device *dev, Group *g,
     groupReference(b, g);
     int bad = checkRow(&w, "cudaMemcpy", workMemcpy, b->hIn) ||
               checkRow(&w, "copyInts", workCopy, b->hIn) ||
+              checkRow(&w, HX_BENCH_COPY_VEC_NAME, workCopyVec, b->hIn) ||
               checkRow(&w, "three-way split", workSplit, b->hRef) ||
               checkRow(&w, "scatterThreeWay alone", workScatter, b->hRef);
     if (!bad) {
@@ -113,9 +129,9 @@ int studentTiming(const Ctx *c, Buffers *b, const hx_device *dev, Group *g,
         printf("a timed row failed its check: nothing was timed\n");
         return 1;
     }
-    const hx_work works[ROWS] = {workMemcpy, workCopy, workPartition,
-                                 workSplit, workScatter};
-    void *const ctxs[ROWS] = {&w, &w, &w, &w, &w};
+    const hx_work works[ROWS] = {workMemcpy,    workCopy,  workCopyVec,
+                                 workPartition, workSplit, workScatter};
+    void *const ctxs[ROWS] = {&w, &w, &w, &w, &w, &w};
     hx_timing t[ROWS];
     signal(SIGALRM, timingAlarm);
     alarm((unsigned)ceil(launchLimit(c, n) * ROWS * (o->warmup + o->runs)));
@@ -140,6 +156,8 @@ int studentTiming(const Ctx *c, Buffers *b, const hx_device *dev, Group *g,
     hx_table_row(stdout, "cudaMemcpy device to device", 1, &t[ROW_MEMCPY],
                  copyMs, floor2);
     hx_table_row(stdout, "copyInts", 1, &t[ROW_COPY], copyMs, floor2);
+    hx_table_row(stdout, HX_BENCH_COPY_VEC_NAME, 1, &t[ROW_COPY_VEC], copyMs,
+                 floor2);
     hx_table_row(stdout, "two-way partition (v < 0)", 2 + scan,
                  &t[ROW_PARTITION], copyMs,
                  hx_floor_ms(9 * ints, 2 * ints, memcpyMs));

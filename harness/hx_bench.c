@@ -42,14 +42,23 @@ static void hx_run_copy(void *ctx)
     hx_gpu_copy(b->dev, b->in, b->out->data, b->n, 0);
 }
 
-/* Both read n ints and write n; their output must equal their input. */
+static void hx_run_copy_vec(void *ctx)
+{
+    const hx_bench *b = (const hx_bench *)ctx;
+    hx_gpu_copy_vec(b->dev, b->in, b->out->data, b->n, 0);
+}
+
+/* Each reads n ints and writes n; their output must equal their input. */
 static hx_row hx_yardstick(hx_bench *b, int which)
 {
     hx_row r;
     memset(&r, 0, sizeof r);
     r.name = which == HX_ROW_MEMCPY ? HX_BENCH_MEMCPY_NAME
-                                    : HX_BENCH_COPY_NAME;
-    r.run = which == HX_ROW_MEMCPY ? hx_run_memcpy : hx_run_copy;
+             : which == HX_ROW_COPY ? HX_BENCH_COPY_NAME
+                                    : HX_BENCH_COPY_VEC_NAME;
+    r.run = which == HX_ROW_MEMCPY ? hx_run_memcpy
+            : which == HX_ROW_COPY ? hx_run_copy
+                                   : hx_run_copy_vec;
     r.ctx = b;
     r.want = b->in;
     r.floor_bytes = 2.0 * (double)b->n * sizeof(int);
@@ -337,9 +346,12 @@ void hx_bench_table(const hx_bench *b, const char *title,
     for (int i = 0; notes && notes[i]; ++i) hx_table_note(stdout, notes[i]);
     hx_table_end(stdout);
     printf("%s moves %.1f MiB (reads n ints, writes n): %.1f GB/s; %s %.1f "
-           "GB/s\n", HX_BENCH_MEMCPY_NAME, bytes / (1024.0 * 1024.0),
+           "GB/s; %s %.1f GB/s\n", HX_BENCH_MEMCPY_NAME,
+           bytes / (1024.0 * 1024.0),
            hx_gbps(bytes, b->t[HX_ROW_MEMCPY].median_ms), HX_BENCH_COPY_NAME,
-           hx_gbps(bytes, b->t[HX_ROW_COPY].median_ms));
+           hx_gbps(bytes, b->t[HX_ROW_COPY].median_ms),
+           HX_BENCH_COPY_VEC_NAME,
+           hx_gbps(bytes, b->t[HX_ROW_COPY_VEC].median_ms));
 }
 
 /* ---- The CSV ------------------------------------------------------------ */

@@ -8,11 +8,13 @@
  *      the reference, the total or count compared exactly, the guards
  *      scanned, and the row's own check where it has one;
  *   2. times the rows only when every check passed, interleaved run by
- *      run with CUDA events after warm-ups (hx_time_set), the two
+ *      run with CUDA events after warm-ups (hx_time_set), the three
  *      yardsticks first: a device-to-device cudaMemcpy (every floor is
- *      measured against its bandwidth) and copyInts (hx_gpu_copy: every
- *      "x copy"). A lab never declares the yardsticks; they are rows 0
- *      and 1 of every measurement (HX_ROW_MEMCPY, HX_ROW_COPY);
+ *      measured against its bandwidth), copyInts (hx_gpu_copy: every
+ *      "x copy") and the same copy with 16-byte vectors (hx_gpu_copy_vec:
+ *      what an SM-driven copy reaches on this GPU, for information). A
+ *      lab never declares the yardsticks; they are rows 0, 1 and 2 of
+ *      every measurement (HX_ROW_MEMCPY, HX_ROW_COPY, HX_ROW_COPY_VEC);
  *   3. prints the table (hx_time.h's: median, min, max, x copy, x floor)
  *      and writes the CSV, one schema for every lab (below).
  * It also owns what the labs' runs share: the sizes of a sweep, the
@@ -54,15 +56,21 @@
 extern "C" {
 #endif
 
-/* The most rows one measurement holds, the two yardsticks included. */
+/* The most rows one measurement holds, the three yardsticks included. */
 #define HX_BENCH_MAX_ROWS 64
 
 /* Where the yardsticks sit in every measurement. */
-enum { HX_ROW_MEMCPY = 0, HX_ROW_COPY = 1, HX_BENCH_YARDSTICKS = 2 };
+enum {
+    HX_ROW_MEMCPY = 0,
+    HX_ROW_COPY = 1,
+    HX_ROW_COPY_VEC = 2,
+    HX_BENCH_YARDSTICKS = 3
+};
 
 /* The yardsticks' names, in the table and the CSV. */
 #define HX_BENCH_MEMCPY_NAME "cudaMemcpy device to device"
 #define HX_BENCH_COPY_NAME "copyInts"
+#define HX_BENCH_COPY_VEC_NAME "copy, 16-byte vectors"
 
 #define HX_BENCH_CSV_HEADER                                                  \
     "lab,row,n,keep,median_ms,min_ms,max_ms,copy_ms,floor_ms,x_copy,"      \
@@ -181,10 +189,10 @@ enum {
                                  ends the measurement with nothing timed */
 };
 
-/* Checks the yardsticks and rows[0..k), k <= HX_BENCH_MAX_ROWS - 2, then
- * times them all interleaved (opts->warmup rounds, then opts->runs).
- * Afterwards b->rows, b->row[] and b->t[] hold what was timed: the two
- * yardsticks, then the rows in order (less any left out). Returns
+/* Checks the yardsticks and rows[0..k), k <= HX_BENCH_MAX_ROWS -
+ * HX_BENCH_YARDSTICKS, then times them all interleaved (opts->warmup
+ * rounds, then opts->runs). Afterwards b->rows, b->row[] and b->t[] hold
+ * what was timed: the three yardsticks, then the rows in order (less any left out). Returns
  * HX_EXIT_OK, or HX_EXIT_FAIL when a check failed (with LEAVE_OUT the rest
  * is still timed; a failing yardstick always ends it untimed, b->rows 0). */
 int hx_bench_measure(hx_bench *b, const hx_row rows[], int k,

@@ -61,7 +61,9 @@ static void test_check_sizes(void)
     t_context("%s", "");
 }
 
-/* A bench with two yardsticks and two rows, timed by hand. */
+/* A bench with the three yardsticks and two rows (R0 and R1), timed by
+ * hand. */
+enum { R0 = HX_BENCH_YARDSTICKS, R1 = HX_BENCH_YARDSTICKS + 1 };
 static void t_fake_bench(hx_bench *b, hx_device *dev, hx_opts *o)
 {
     memset(b, 0, sizeof *b);
@@ -74,20 +76,23 @@ static void t_fake_bench(hx_bench *b, hx_device *dev, hx_opts *o)
     b->opts = o;
     b->lab = "day31-scan";
     b->n = 1000;
-    b->rows = 4;
-    b->row[0].name = HX_BENCH_MEMCPY_NAME;
-    b->row[1].name = HX_BENCH_COPY_NAME;
-    b->row[2].name = "singlePassScan exclusive, in place";
-    b->row[3].name = "scanExclusive (scanTile)";
-    b->row[0].floor_bytes = b->row[1].floor_bytes = 8000;
-    b->row[2].floor_bytes = 8000;
-    b->row[3].floor_bytes = 16000;
-    b->t[0].median_ms = 0.5;
-    b->t[1].median_ms = 0.625;
-    b->t[2].median_ms = 0.75;
-    b->t[2].min_ms = 0.7;
-    b->t[2].max_ms = 0.8;
-    b->t[3].median_ms = 2.0;
+    b->rows = R1 + 1;
+    b->row[HX_ROW_MEMCPY].name = HX_BENCH_MEMCPY_NAME;
+    b->row[HX_ROW_COPY].name = HX_BENCH_COPY_NAME;
+    b->row[HX_ROW_COPY_VEC].name = HX_BENCH_COPY_VEC_NAME;
+    b->row[R0].name = "singlePassScan exclusive, in place";
+    b->row[R1].name = "scanExclusive (scanTile)";
+    b->row[HX_ROW_MEMCPY].floor_bytes = b->row[HX_ROW_COPY].floor_bytes =
+        b->row[HX_ROW_COPY_VEC].floor_bytes = 8000;
+    b->row[R0].floor_bytes = 8000;
+    b->row[R1].floor_bytes = 16000;
+    b->t[HX_ROW_MEMCPY].median_ms = 0.5;
+    b->t[HX_ROW_COPY].median_ms = 0.625;
+    b->t[HX_ROW_COPY_VEC].median_ms = 0.55;
+    b->t[R0].median_ms = 0.75;
+    b->t[R0].min_ms = 0.7;
+    b->t[R0].max_ms = 0.8;
+    b->t[R1].median_ms = 2.0;
 }
 
 static void test_bench_ratios(void)
@@ -100,14 +105,17 @@ static void test_bench_ratios(void)
     t_context("hx_bench floors, ratios, CSV");
     t_fake_bench(&b, &dev, &o);
     /* floor = bytes at the memcpy's bandwidth: 8000 bytes took 0.5 ms. */
-    EXPECT(hx_bench_floor_ms(&b, 2) == 0.5);
-    EXPECT(hx_bench_floor_ms(&b, 3) == 1.0);
-    EXPECT(hx_bench_x_copy(&b, 2) == 1.2);
-    EXPECT(hx_bench_x_floor(&b, 2) == 1.5);
-    EXPECT(hx_bench_x_floor(&b, 3) == 2.0);
-    EXPECT(hx_bench_x_copy(&b, 1) == 1.0);
+    EXPECT(hx_bench_floor_ms(&b, R0) == 0.5);
+    EXPECT(hx_bench_floor_ms(&b, R1) == 1.0);
+    EXPECT(hx_bench_x_copy(&b, R0) == 1.2);
+    EXPECT(hx_bench_x_floor(&b, R0) == 1.5);
+    EXPECT(hx_bench_x_floor(&b, R1) == 2.0);
+    EXPECT(hx_bench_x_copy(&b, HX_ROW_COPY) == 1.0);
+    /* The vector copy is a yardstick: x copy over copyInts, no keep. */
+    EXPECT(hx_bench_x_copy(&b, HX_ROW_COPY_VEC) > 0.8799 &&
+           hx_bench_x_copy(&b, HX_ROW_COPY_VEC) < 0.8801);
 
-    len = hx_bench_csv_line(&b, 2, 0.25, line, sizeof line);
+    len = hx_bench_csv_line(&b, R0, 0.25, line, sizeof line);
     EXPECT_LL(len, (long long)strlen(line));
     EXPECT(strcmp(line, "day31-scan,\"singlePassScan exclusive, in place\","
                   "1000,0.25,0.750000,0.700000,0.800000,0.625000,0.500000,"
@@ -115,13 +123,15 @@ static void test_bench_ratios(void)
     /* A yardstick's keep is empty; so is a row's without a fraction. */
     hx_bench_csv_line(&b, 0, 0.25, line, sizeof line);
     EXPECT_STR(line, "day31-scan,\"" HX_BENCH_MEMCPY_NAME "\",1000,,0.5");
-    hx_bench_csv_line(&b, 3, -1.0, line, sizeof line);
+    hx_bench_csv_line(&b, HX_ROW_COPY_VEC, 0.25, line, sizeof line);
+    EXPECT_STR(line, "\"" HX_BENCH_COPY_VEC_NAME "\",1000,,0.55");
+    hx_bench_csv_line(&b, R1, -1.0, line, sizeof line);
     EXPECT_STR(line, "\"scanExclusive (scanTile)\",1000,,2.000000,");
     /* Thirteen fields, the header's; commas inside quotes do not count. */
     {
         int fields = 1, quoted = 0;
         const char *c;
-        hx_bench_csv_line(&b, 2, 0.25, line, sizeof line);
+        hx_bench_csv_line(&b, R0, 0.25, line, sizeof line);
         for (c = line; *c; ++c) {
             if (*c == '"')
                 quoted = !quoted;
@@ -134,9 +144,9 @@ static void test_bench_ratios(void)
         EXPECT_LL(fields, 13);
     }
     /* A zero divisor gives 0, not infinity. */
-    b.t[0].median_ms = 0;
-    b.t[1].median_ms = 0;
-    EXPECT(hx_bench_x_copy(&b, 2) == 0.0 && hx_bench_x_floor(&b, 2) == 0.0);
+    b.t[HX_ROW_MEMCPY].median_ms = 0;
+    b.t[HX_ROW_COPY].median_ms = 0;
+    EXPECT(hx_bench_x_copy(&b, R0) == 0.0 && hx_bench_x_floor(&b, R0) == 0.0);
     t_context("%s", "");
 }
 
