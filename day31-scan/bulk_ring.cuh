@@ -1,9 +1,9 @@
 /* bulk_ring.cuh: the machinery of a ring of bulk copies on sm_90 and
- * newer (ring_scan.cuh's kernel): PTX wrappers for the mbarriers that
- * guard each stage (init, arrive, arrive with an expected byte count, a
- * test and a wait on a phase's parity) and for the bulk asynchronous copy
- * from global to shared memory that completes on one (cp.async.bulk), and
- * the loader's publish of a tile's aggregate. Everything here exists only
+ * newer (ring_pipeline.cuh): PTX wrappers for the mbarriers that guard
+ * each stage (init, arrive, arrive with an expected byte count, a test and
+ * a wait on a phase's parity) and for the bulk asynchronous copy from
+ * global to shared memory that completes on one (cp.async.bulk), and the
+ * host's sizing of the ring from the device. The device parts exist only
  * where __CUDA_ARCH__ >= 900 (RING_SM90 is then defined); the kernels that
  * use it trap below that, and their launchers never start them there.
  */
@@ -11,9 +11,9 @@
 #define BULK_RING_CUH
 
 #include <stdint.h>
+#include <cuda_runtime.h>
 
 #include "hx_cuda.h"
-#include "lookback.cuh"
 
 #define RING_MAX_STAGES 16
 
@@ -96,37 +96,6 @@ __device__ inline void ringBulkLoad(void *dst, const void *src,
 }
 #endif
 
-#ifdef RING_SM90
-/* The loader's publish of a tile's aggregate. The tile's own walker may
- * already have published its inclusive prefix (it walks as soon as the
- * tile threads have scanned the tile, and the loader may sum it later):
- * so the aggregate goes in only over an invalid word (a compare and swap),
- * never over a prefix, which would send every later walk further back.
- * Tile 0's is its prefix. stallNs: the look-back's debug stalls. */
-template <class Policy>
-__device__ inline void ringPublishAggregate(unsigned long long *state,
-                                            unsigned tile, unsigned sum,
-                                            unsigned stallNs)
-{
-    unsigned long long *status = state + 1;
-    if (tile == 0) {
-        lookbackPublish<Policy::RELAXED>(
-            &status[0], LookbackSum::bits((int)sum) | LOOKBACK_PREFIX);
-        return;
-    }
-    if (stallNs && lookbackStallsAggregate(tile)) __nanosleep(stallNs);
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> a(
-        status[tile]);
-    unsigned long long expected = LOOKBACK_INVALID;
-    a.compare_exchange_strong(
-        expected, LookbackSum::bits((int)sum) | LOOKBACK_AGGREGATE,
-        Policy::RELAXED ? cuda::memory_order_relaxed
-                        : cuda::memory_order_release,
-        cuda::memory_order_relaxed);
-}
-
-#endif
-
 /* Host: the dynamic shared memory of a ring kernel on dev, perSm blocks
  * an SM, stages of tileBytes: as many stages as a block's share of the
  * SM's shared memory holds beside the kernel's static shared memory (at
@@ -156,6 +125,19 @@ inline size_t ringStageBytes(const hx_device *dev, const void *kernel,
         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
         (int)(stages * tileBytes)));
     return stages * tileBytes;
+}
+
+/* Host: the blocks of a ring kernel of block threads and smem bytes of
+ * stages (ringStageBytes, for perSm blocks an SM) that run at once on
+ * dev: as many an SM as the ring was sized for, no more (its stages are
+ * the loads in flight). */
+inline unsigned ringResident(const hx_device *dev, const void *kernel,
+                             unsigned block, size_t smem, unsigned perSm)
+{
+    if (!smem) return 0;
+    const unsigned r = hx_resident_blocks(dev, kernel, block, smem);
+    const unsigned most = perSm * (unsigned)dev->sms;
+    return r < most ? r : most;
 }
 
 #endif

@@ -99,7 +99,7 @@ step racecheck 0 200 $san --tool racecheck ./day31-scan/scan --check \
 step synccheck 0 200 $san --tool synccheck $small
 step initcheck 0 200 $san --tool initcheck $small
 
-# The ring of bulk copies (dev/ring_scan.cuh, an experiment, sm_90 and
+# The ring of bulk copies (ring_pipeline.cuh, production on sm_90 and
 # newer; day31-scan/NOTES.md): its steps run only when named, never in
 # the default run: ring-check ring-variants ring-ncu ring-memcheck
 # ring-racecheck ring-synccheck ring-initcheck.

@@ -472,36 +472,28 @@ template <typename T> struct PipeSlots {
  * (dev/racecheck_named.cu). */
 enum { PIPE_NAMED, PIPE_MBARRIER };
 
-template <class Tile, class Ops, class Policy, int SYNC, class Reduce,
-          class Finish, class Stash>
-__device__ void lookbackPipelined(unsigned long long *state,
-                                  PipeSlots<typename Ops::value_type> &sl,
-                                  const int *in, size_t n, bool aligned,
-                                  int pad, unsigned stallNs,
-                                  typename Ops::value_type *total,
-                                  Reduce &reduce, Finish &finish,
-                                  Stash &stash)
+/* The rounds themselves, for lookbackPipelined (below) and the ring of
+ * bulk copies (ring_pipeline.cuh), which differ only in where a tile's
+ * ints come from:
+ *   next(k, x, base, vec, publish) -> tile   by the tile threads, round
+ *       k: the tile's index (PIPE_END: no more), its ints into x (pads past
+ *       n), base and vec as the other callables take them; publish: its
+ *       aggregate is the tile threads' to publish (thread 0, after reduce).
+ * roundBar: BLOCK + 32 arrivals, initialised; sync: the tile threads'
+ * barrier. The walker is threads BLOCK to BLOCK + 31. */
+template <class Tile, class Ops, class Policy, class Next, class Sync,
+          class Reduce, class Finish, class Stash>
+__device__ void pipeRounds(unsigned long long *state,
+                           PipeSlots<typename Ops::value_type> &sl,
+                           cuda::barrier<cuda::thread_scope_block> &roundBar,
+                           size_t tiles, unsigned stallNs,
+                           typename Ops::value_type *total, Next &next,
+                           Sync &sync, Reduce &reduce, Finish &finish,
+                           Stash &stash)
 {
     typedef typename Ops::value_type T;
     constexpr int BLOCK = Tile::WARPS * 32;
-    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
     const bool walker = threadIdx.x >= BLOCK;
-
-#pragma nv_diag_suppress static_var_with_dynamic_init
-    __shared__ cuda::barrier<cuda::thread_scope_block> tileBar, roundBar;
-    if (threadIdx.x == 0) {
-        if (SYNC == PIPE_MBARRIER) init(&tileBar, BLOCK);
-        init(&roundBar, BLOCK + 32);
-    }
-    __syncthreads();   /* the barriers ready before anyone arrives */
-    /* The tile warps' barrier, handed to reduce and stash. */
-    auto sync = [&] {
-        if constexpr (SYNC == PIPE_MBARRIER)
-            tileBar.arrive_and_wait();
-        else
-            Tile::tileBarrier();
-    };
-
     /* The tile threads' state: the tile of this round, the one before. */
     unsigned prev = 0;
     size_t prevBase = 0;
@@ -516,21 +508,16 @@ __device__ void lookbackPipelined(unsigned long long *state,
         size_t base = 0;
         bool vec = false;
         if (!walker) {
-            if (threadIdx.x == 0) sl.take = lookbackTakeTile(state);
-            sync();
-            tile = sl.take;
-            if (tile < tiles) {   /* the same in every tile thread */
-                base = (size_t)tile * Tile::SIZE;
-                vec = aligned && Tile::vectorOk(in, base, n);
-                Tile::load(in, base, n, vec, x, pad);
+            bool publish = false;
+            tile = next(k, x, base, vec, publish);
+            if (tile != PIPE_END) {   /* the same in every tile thread */
                 const T aggregate = reduce(tile, base, vec, x, sync);
                 if (threadIdx.x == 0) {
-                    lookbackPublishAggregate<Ops, Policy>(state, tile,
-                                                          aggregate, stallNs);
+                    if (publish)
+                        lookbackPublishAggregate<Ops, Policy>(
+                            state, tile, aggregate, stallNs);
                     sl.aggregate[k % 2] = aggregate;
                 }
-            } else {
-                tile = PIPE_END;
             }
             if (threadIdx.x == 0) sl.tile[k % 2] = tile;
         } else if (walk != PIPE_END) {
@@ -559,6 +546,50 @@ __device__ void lookbackPipelined(unsigned long long *state,
             walkAggregate = sl.aggregate[k % 2];
         }
     }
+}
+
+template <class Tile, class Ops, class Policy, int SYNC, class Reduce,
+          class Finish, class Stash>
+__device__ void lookbackPipelined(unsigned long long *state,
+                                  PipeSlots<typename Ops::value_type> &sl,
+                                  const int *in, size_t n, bool aligned,
+                                  int pad, unsigned stallNs,
+                                  typename Ops::value_type *total,
+                                  Reduce &reduce, Finish &finish,
+                                  Stash &stash)
+{
+    constexpr int BLOCK = Tile::WARPS * 32;
+    const size_t tiles = (n + Tile::SIZE - 1) / Tile::SIZE;
+
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::barrier<cuda::thread_scope_block> tileBar, roundBar;
+    if (threadIdx.x == 0) {
+        if (SYNC == PIPE_MBARRIER) init(&tileBar, BLOCK);
+        init(&roundBar, BLOCK + 32);
+    }
+    __syncthreads();   /* the barriers ready before anyone arrives */
+    /* The tile warps' barrier, handed to reduce and stash. */
+    auto sync = [&] {
+        if constexpr (SYNC == PIPE_MBARRIER)
+            tileBar.arrive_and_wait();
+        else
+            Tile::tileBarrier();
+    };
+    /* A tile from the counter, loaded from global memory. */
+    auto next = [&](unsigned, int4(&x)[Tile::VECS], size_t &base, bool &vec,
+                    bool &publish) {
+        if (threadIdx.x == 0) sl.take = lookbackTakeTile(state);
+        sync();
+        const unsigned tile = sl.take;
+        if (tile >= tiles) return PIPE_END;
+        base = (size_t)tile * Tile::SIZE;
+        vec = aligned && Tile::vectorOk(in, base, n);
+        Tile::load(in, base, n, vec, x, pad);
+        publish = true;
+        return tile;
+    };
+    pipeRounds<Tile, Ops, Policy>(state, sl, roundBar, tiles, stallNs, total,
+                                  next, sync, reduce, finish, stash);
 }
 
 #endif

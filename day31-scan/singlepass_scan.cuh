@@ -1,18 +1,17 @@
 /* singlepass_scan.cuh: the production scan, one pass over the data with
  * decoupled look-back (lookback.cuh), on one of two paths (THE TWO PATHS,
- * below): the ring of bulk copies (ring_scan.cuh) on sm_90 and newer, the
- * piped loop (here) on sm_75 and sm_80. Timed against CUB and the floor by
+ * below): the ring of bulk copies (ring_pipeline.cuh) on sm_90 and newer,
+ * the piped loop on sm_75 and sm_80. Timed against CUB and the floor by
  * scan.cu; the configurations that lost are in dev/scan_variants.cu.
  *
- * THE PIPED KERNEL, singlePassScanPiped. Each block takes tiles of BLOCK *
- * ITEMS ints in start order (lookbackTakeTile) and loads each as int4
- * vectors into registers (StripedTile, tile.cuh: ITEMS / 4 independent
- * 16-byte loads per thread in flight). The block has BLOCK tile threads
- * and one more warp, the walker (lookbackPipelined): the tile threads scan
- * tile k within the tile and publish its aggregate while the walker finds
- * the exclusive prefix of tile k - 1 by the look-back; then the tile
- * threads add that prefix to tile k - 1 (kept in shared memory) and store
- * it with int4 stores. So a tile's walk overlaps the next tile's loads.
+ * THE KERNELS. Each block takes tiles of BLOCK * ITEMS ints in start
+ * order (lookbackTakeTile) into registers as int4 vectors (StripedTile,
+ * tile.cuh). BLOCK tile threads scan tile k within the tile while one more
+ * warp, the walker, finds tile k - 1's exclusive prefix by the look-back;
+ * then they add it to tile k - 1 (kept in shared memory) and store it with
+ * int4 stores. The piped kernel's tile threads load the tiles themselves
+ * (lookbackPipelined: ITEMS / 4 loads a thread in flight); the ring's
+ * loader warp keeps bulk copies of the next tiles in flight.
  *
  * CONTRACT (singlePassScan, below):
  * - in and out are the same array (in place) or do not overlap at all:
@@ -49,25 +48,24 @@
 
 #include "hx_cuda.h"
 #include "lookback.cuh"
-#include "ring_scan.cuh"
+#include "ring_pipeline.cuh"
 
-/* BLOCK tile threads and a walker warp (BLOCK + 32 threads a block).
- * reduce scans the tile in place (x becomes each element's prefix within
- * the tile) and returns the aggregate; stash keeps x in the thread's own
- * shared slots; finish adds the tile's prefix and stores. __launch_bounds__
- * MIN_BLOCKS 1 sets no occupancy target, so ptxas gives the tile the
- * registers it needs. */
-template <int BLOCK, int ITEMS, int MIN_BLOCKS, class Policy, int SYNC>
-__global__ void __launch_bounds__(BLOCK + 32, MIN_BLOCKS)
-singlePassScanPiped(const int *in, int *out, size_t n,
-                    unsigned long long *state, int *total, int inclusive,
-                    unsigned stallNs)
+/* The tile work of both kernels, BLOCK tile threads of ITEMS ints (RING:
+ * ring_pipeline.cuh's rounds, else lookbackPipelined's). reduce scans the
+ * tile in place (x becomes each element's prefix within the tile) and
+ * returns the aggregate; stash keeps x in the thread's own shared slots;
+ * finish adds the tile's prefix and stores. The ring's loader sums each
+ * stage that lands. */
+template <int BLOCK, int ITEMS, class Policy, int SYNC, bool RING>
+__device__ void scanTileLoop(const int *in, int *out, size_t n,
+                             unsigned long long *state, int *total,
+                             int inclusive, unsigned stallNs)
 {
     typedef StripedTile<BLOCK, ITEMS> Tile;
     __shared__ typename Tile::Storage st;
     __shared__ PipeSlots<int> slots;
     __shared__ int4 kept[Tile::VECS * BLOCK];
-    const bool aligned = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
+    const bool outAligned = (uintptr_t)out % 16 == 0;
 
     auto reduce = [&](unsigned, size_t, bool, int4 (&x)[Tile::VECS],
                       auto sync) {
@@ -85,13 +83,56 @@ singlePassScanPiped(const int *in, int *out, size_t n,
         Tile::storePlus(kept, (unsigned)prefix, out, base, n, vec);
     };
     /* 0 pads a partial tile: it adds nothing, and is never stored. */
-    lookbackPipelined<Tile, LookbackSum, Policy, SYNC>(
-        state, slots, in, n, aligned, 0, stallNs, total, reduce, finish,
-        stash);
+    if constexpr (RING) {
+#ifdef RING_SM90
+        /* A landed stage's sum, wrapping as int adds do. */
+        auto stageSum = [](const int4 *v, unsigned vecs) {
+            unsigned sum = 0;
+            for (unsigned i = threadIdx.x % 32; i < vecs; i += 32)
+                sum += (unsigned)v[i].x + (unsigned)v[i].y +
+                       (unsigned)v[i].z + (unsigned)v[i].w;
+            return (int)ringWarpSum(sum);
+        };
+        ringPipelined<Tile, LookbackSum, Policy>(
+            state, slots, in, n, outAligned, 0, stallNs, total, stageSum,
+            reduce, finish, stash);
+#else
+        __trap();   /* never launched below sm_90 (ringStageBytes) */
+#endif
+    } else {
+        lookbackPipelined<Tile, LookbackSum, Policy, SYNC>(
+            state, slots, in, n, outAligned && (uintptr_t)in % 16 == 0, 0,
+            stallNs, total, reduce, finish, stash);
+    }
+}
+
+/* The piped kernel: BLOCK tile threads and a walker warp (BLOCK + 32
+ * threads a block). __launch_bounds__ MIN_BLOCKS 1 sets no occupancy
+ * target, so ptxas gives the tile the registers it needs. */
+template <int BLOCK, int ITEMS, int MIN_BLOCKS, class Policy, int SYNC>
+__global__ void __launch_bounds__(BLOCK + 32, MIN_BLOCKS)
+singlePassScanPiped(const int *in, int *out, size_t n,
+                    unsigned long long *state, int *total, int inclusive,
+                    unsigned stallNs)
+{
+    scanTileLoop<BLOCK, ITEMS, Policy, SYNC, false>(in, out, n, state, total,
+                                                    inclusive, stallNs);
+}
+
+/* The ring's kernel: a loader warp more (BLOCK + 64 threads), the ring in
+ * the dynamic shared memory, a resident grid (ring_pipeline.cuh). */
+template <int BLOCK, int ITEMS, class Policy>
+__global__ void __launch_bounds__(BLOCK + 64, 1)
+singlePassScanRing(const int *in, int *out, size_t n,
+                   unsigned long long *state, int *total, int inclusive,
+                   unsigned stallNs)
+{
+    scanTileLoop<BLOCK, ITEMS, Policy, PIPE_NAMED, true>(
+        in, out, n, state, total, inclusive, stallNs);
 }
 
 /* THE TWO PATHS, one plan (below) choosing between them.
- * - The ring (ring_scan.cuh): on sm_90 and newer, tiles of 256 x 16 ints
+ * - The ring (singlePassScanRing): on sm_90 and newer, 256 x 16 ints
  *   loaded by bulk copies into a ring of stages, 2 blocks an SM, the
  *   stages sized from the SM's shared memory (singlePassRingSmem). Chosen
  *   where the kernel was compiled for sm_90 or newer, the GPU is one, at
@@ -177,14 +218,9 @@ inline unsigned singlePassResident(const hx_device *dev, SinglePassPath path,
                                   SCAN_PASS_BLOCK, 0);
     }
     *tile = SCAN_RING_TILE;
-    const size_t smem = singlePassRingSmem(dev);
-    if (!smem) return 0;
-    unsigned r = hx_resident_blocks(dev, (const void *)singlePassRingKernel,
-                                    SCAN_RING_BLOCK, smem);
-    /* As many blocks an SM as the ring was sized for, no more: its stages
-     * are the loads in flight. */
-    const unsigned most = SCAN_RING_PER_SM * (unsigned)dev->sms;
-    return r < most ? r : most;
+    return ringResident(dev, (const void *)singlePassRingKernel,
+                        SCAN_RING_BLOCK, singlePassRingSmem(dev),
+                        SCAN_RING_PER_SM);
 }
 
 /* A plan for n on the given path; 0 (and no plan) where the ring cannot
@@ -198,9 +234,7 @@ inline int singlePassPlanCreateOn(SinglePassPlan *p, const hx_device *dev,
     p->n = n;
     p->path = path;
     p->tiles = (n + p->tile - 1) / p->tile;
-    p->smem = path == SINGLE_PASS_RING
-                  ? singlePassRingSmem(dev)
-                  : 0;
+    p->smem = path == SINGLE_PASS_RING ? singlePassRingSmem(dev) : 0;
     HX_CHECK(cudaMalloc(&p->state, lookbackBytes(p->tiles)));
     p->grid = p->tiles < resident ? (unsigned)(p->tiles ? p->tiles : 1)
                                   : resident;

@@ -178,7 +178,7 @@ template <int BLOCK, int ITEMS> struct StripedTile {
     }
 
     /* The single-pass scans' tile step (singlepass_scan.cuh,
-     * ring_scan.cuh): x becomes each int's exclusive (inclusive: inclusive)
+     * both paths): x becomes each int's exclusive (inclusive: inclusive)
      * prefix within the tile, sync() the tile's barrier; returns the tile's
      * aggregate (meaningful in warp 0 only). */
     template <class Sync>

@@ -18,8 +18,10 @@
  *   scatterPartition        evens to rank[i], odds to E + (i - rank[i])
  *   compactAtomic           out[atomicAdd(counter, 1)] = in[i]: the same
  *                           values, in the order the counter is served
- *   compactPiped            the production single pass: reads n, writes the
- *                           survivors (singlepass_compact.cuh)
+ *   compactRing, compactPiped   the production single pass, reads n and
+ *                           writes the survivors: a ring of bulk copies on
+ *                           sm_90 and newer, else the piped loop
+ *                           (singlepass_compact.cuh)
  *   countRanges, partitionRanges   the production stable partition: a pass
  *                           that counts, one that places (stable_partition.cuh)
  *   gather, scatter         out[i] = in[map[i]] and out[map[i]] = in[i]
@@ -229,16 +231,22 @@ static void runAtomic(void *)
     HX_CHECK_LAUNCH("compactAtomic");
 }
 
-/* Blocks of each production kernel the GPU holds at once: their grids. */
-static unsigned fitCompact, fitPartition;
+/* The single pass's two paths (the ring on sm_90 and newer, else the
+ * piped loop; singlepass_compact.cuh), and the partition's grid: blocks
+ * the GPU holds at once. */
+static CompactPlan plans[2];
+static unsigned fitPartition;
 
-/* ctx non-NULL: with the look-back's debug stalls (self-check only). */
-static void runSinglePass(void *stalled)
+/* ctx: plans[0] (production) or [1] (the piped loop), and the look-back's
+ * debug stalls (self-check only); NULL: plans[0], unstalled. */
+typedef struct { const CompactPlan *plan; unsigned stallNs; } Pass;
+
+static void runSinglePass(void *ctx)
 {
-    HX_CHECK(compactPipedRun<NonZero>(L.in, L.out.data, L.n, L.state,
-                                      L.counts + C_SINGLE,
-                                      L.passGrid ? L.passGrid : fitCompact,
-                                      stalled ? LAB_STALL_NS : 0, 0));
+    const Pass p = ctx ? *(const Pass *)ctx : Pass{&plans[0], 0};
+    HX_CHECK(compactRun<NonZero>(p.plan, L.in, L.out.data, L.n, L.state,
+                                 L.counts + C_SINGLE, L.passGrid, p.stallNs,
+                                 0));
 }
 
 static void runStable(void *)
@@ -366,16 +374,25 @@ static int mapRows(hx_row *r)
 }
 
 /* The self-check's: the main table's, and the single pass with the
- * look-back's debug stalls, which force waits and walks past a window. */
+ * look-back's debug stalls, which force waits and walks past a window;
+ * where the ring is production, the piped loop too. */
 static int checkedRows(hx_row *r)
 {
-    static const unsigned stalled = LAB_STALL_NS;
-    const int k = mainRows(r);
-    r[k] = r[6];
-    r[k].name = "single-pass compaction, stalled";
-    r[k].ctx = (void *)&stalled;
-    r[k].note = NULL;
-    return k + 1;
+    static const Pass pass[] = {{&plans[0], LAB_STALL_NS}, {&plans[1], 0},
+                                {&plans[1], LAB_STALL_NS}};
+    static const char *const name[] = {"single-pass compaction, stalled",
+                                       "single-pass compaction, piped",
+                                       "single-pass compaction, piped, "
+                                       "stalled"};
+    int k = mainRows(r);
+    const int single = k - 4 - L.yours;
+    for (int i = 0; i < (plans[0].path == COMPACT_RING ? 3 : 1); ++i, ++k) {
+        r[k] = r[single];
+        r[k].name = name[i];
+        r[k].ctx = (void *)&pass[i];
+        r[k].note = NULL;
+    }
+    return k;
 }
 
 /* ---- The default run: where the time goes ------------------------------- */
@@ -436,8 +453,10 @@ static int runLesson(const hx_opts *o)
     labResize(n);
     printf("seed %llu; %u blocks of %u threads for every element-wise "
            "kernel, as many as fit at once for the production ones (%u of "
-           "%d, %u of %d); the scan %d launches\n", (unsigned long long)o->seed,
-           L.grid, LAB_BLOCK, fitCompact, COMPACT_BLOCK, fitPartition,
+           "%d, %s; %u of %d); the scan %d launches\n",
+           (unsigned long long)o->seed, L.grid, LAB_BLOCK, plans[0].resident,
+           plans[0].path == COMPACT_RING ? COMPACT_RING_BLOCK : COMPACT_BLOCK,
+           plans[0].path == COMPACT_RING ? "a ring" : "piped", fitPartition,
            PARTITION_THREADS, scanLaunches(&L.plan));
     labInputs(o->keep, -1, o->seed);
     snprintf(title, sizeof title, "where the time goes at survival %.2f",
@@ -492,17 +511,21 @@ int main(int argc, char **argv)
     if ((rc = hx_device_open(&dev, PROG)) != HX_EXIT_OK) return rc;
     hx_device_print(&dev, stdout);
     labBegin(&dev, &o, "day33-compaction");
-    fitCompact = hx_resident_blocks(&dev, (const void *)compactPiped<NonZero>,
-                                    COMPACT_BLOCK, 0);
+    compactPlanCreate<NonZero>(&plans[0], &dev);
+    compactPlanOn<NonZero>(&plans[1], &dev, COMPACT_PIPED);
     fitPartition = hx_resident_blocks(
         &dev, (const void *)partitionRanges<IsEven>, PARTITION_THREADS, 0);
     /* The self-check's sizes, besides the bench's: a partition tile and
-     * either side, and as many as its grid takes at once and either side. */
-    const size_t t = PARTITION_THREADS * PARTITION_ITEMS, g = t * fitPartition;
-    const size_t extra[] = {t - 1, t, t + 1, g - 1, g, g + 1};
+     * either side, as many as its grid takes at once and either side, and
+     * the same for the piped loop where the ring is production. */
+    const size_t t = PARTITION_THREADS * PARTITION_ITEMS, g = t * fitPartition,
+                 p = plans[1].tile, q = p * plans[1].resident;
+    const size_t extra[] = {t - 1, t, t + 1, g - 1, g, g + 1,
+                            p - 1, p, p + 1, q - 1, q, q + 1};
     const LabCheck check = {checkedRows, mapRows, planted,
-                            {COMPACT_THREADS * COMPACT_ITEMS, fitCompact,
-                             SCAN_TILE, o.seed, extra, 6}};
+                            {plans[0].tile, plans[0].resident, SCAN_TILE,
+                             o.seed, extra,
+                             plans[0].path == COMPACT_RING ? 12u : 6u}};
     if (o.check) {
         rc = labSelfCheck(&check);
     } else if (o.sweep) {

@@ -6,7 +6,7 @@
  * configuration before any tuning (acquire-release), loading ahead, wider
  * windows, backoff, other tile shapes of the pipelined loop, and its
  * mbarrier form; on sm_90 and newer, the ring of bulk copies
- * (../ring_scan.cuh, the production path there), one, two and three
+ * (../ring_pipeline.cuh, the production path there), one, two and three
  * blocks an SM, its stages sized from the device.
  *
  * Build: make -C day31-scan dev
@@ -33,7 +33,6 @@
 #include "hx_ref.h"
 #include "../singlepass_scan.cuh"
 #include "lookback_variants.cuh"
-#include "../ring_scan.cuh"
 
 static const char *const PROG = "scan-variants";
 
@@ -112,7 +111,7 @@ typedef struct {
     SinglePassKernel kernel;
     int threads, items;   /* the tile: threads x items ints */
     int block;            /* threads a block launches */
-    int ring;             /* 0; else a ring kernel (ring_scan.cuh), this
+    int ring;             /* 0; else a ring kernel (singlePassScanRing), this
                              many blocks an SM, on sm_90 and newer only */
 } Config;
 
