@@ -19,7 +19,7 @@
  *   scanTileHillisSteele       a naive tile: 8 steps, O(n log n) adds
  *   scanTileWarp               a tile scanned with __shfl_up_sync
  *   chunkScan, chunkScanRestrict   what __restrict__ promises, broken
- *   singlePassScanPiped        the production scan, one pass with
+ *   singlePassScanRing/Piped   the production scan, one pass with
  *                              decoupled look-back (singlepass_scan.cuh)
  *   cub::DeviceScan::ExclusiveSum   the library (also one pass)
  *   copyInts (the harness's)   the copy every "x copy" is measured against
@@ -166,7 +166,7 @@ hx_bench B;
 static struct {
     int *shiftBase, *shifted;
     ScanPlan plan;
-    SinglePassPlan pass, piped;   /* the production path; the piped loop */
+    SinglePassPlan pass[3];   /* production, the piped loop, the ring */
     void *cub;
     size_t cubBytes;
 } L;
@@ -184,7 +184,8 @@ static void runScan(void *ctx)
         scanWith(&L.plan, s->tile, s->flags & QUARTER ? SCAN_TILE / 4
                  : SCAN_TILE, B.output.data, own, incl, 0);
     if (s->kind == PASS) {
-        SinglePassPlan p = s->flags & PIPED ? L.piped : L.pass;
+        SinglePassPlan p =
+            L.pass[s->flags & PIPED ? 1 : s->flags & RING ? 2 : 0];
         p.grid = small ? 3 : p.grid;
         p.stallNs = s->flags & STALL ? 4000 : 0;
         const int *in = s->flags & IN_PLACE ? B.output.data
@@ -226,8 +227,9 @@ hx_row rowOf(const Scan *s)
               : course && !(s->flags & OWN_TOTAL) ? L.plan.total : B.total;
     r.total_want = &B.total_want;
     r.floor_bytes = course ? scanMovedBytes(&L.plan) : 2.0 * B.n * sizeof(int);
-    r.launches = course ? scanLaunches(&L.plan)
-                 : s->kind == PASS ? singlePassLaunches(&L.pass) : B.n ? 2 : 0;
+    r.launches = course             ? scanLaunches(&L.plan)
+                 : s->kind == PASS ? singlePassLaunches(&L.pass[0])
+                 : B.n             ? 2 : 0;
     return r;
 }
 
@@ -245,7 +247,7 @@ static size_t cubTempBytes(size_t n)
 size_t labBytes(size_t n, void *shifted)
 {
     return hx_bench_alloc_bytes(n) + (shifted ? n + 8 : 0) * sizeof(int) +
-           scanPlanBytes(n) + 2 * singlePassBytes(n) + cubTempBytes(n);
+           scanPlanBytes(n) + 3 * singlePassBytes(n) + cubTempBytes(n);
 }
 
 /* Opens the lab at n and loads in[0..n) with its reference. */
@@ -262,8 +264,9 @@ void labOpen(size_t n, int shifted, const int *in, const int *want,
                             cudaMemcpyDeviceToDevice));
     }
     scanPlanCreate(&L.plan, n);
-    singlePassPlanCreate(&L.pass, B.dev, n);
-    singlePassPlanCreateOn(&L.piped, B.dev, n, SINGLE_PASS_PIPED);
+    singlePassPlanCreate(&L.pass[0], B.dev, n);
+    singlePassPlanCreateOn(&L.pass[1], B.dev, n, SINGLE_PASS_PIPED);
+    singlePassPlanCreateOn(&L.pass[2], B.dev, n, SINGLE_PASS_RING);
     L.cubBytes = cubTempBytes(n);
     HX_CHECK(cudaMalloc(&L.cub, L.cubBytes));
 }
@@ -271,8 +274,7 @@ void labOpen(size_t n, int shifted, const int *in, const int *want,
 void labClose(void)
 {
     HX_CHECK(cudaFree(L.cub));
-    singlePassPlanDestroy(&L.pass);
-    singlePassPlanDestroy(&L.piped);
+    for (SinglePassPlan &p : L.pass) singlePassPlanDestroy(&p);
     scanPlanDestroy(&L.plan);
     if (L.shiftBase) HX_CHECK(cudaFree(L.shiftBase));
     hx_bench_free(&B);
@@ -282,7 +284,7 @@ const char *labShape(char *buf, size_t len)
 {
     char pass[96];
     snprintf(buf, len, "%d levels of tiles of %d; %s", L.plan.levels,
-             SCAN_TILE, singlePassShape(&L.pass, pass, sizeof pass));
+             SCAN_TILE, singlePassShape(&L.pass[0], pass, sizeof pass));
     return buf;
 }
 
@@ -323,13 +325,11 @@ static int timeTable(const hx_opts *o)
     char shape[160];
     printf("input: uniform in [0, %d], seed %llu; %s (%s)\n", randomHigh(n),
            (unsigned long long)o->seed, labShape(shape, sizeof shape),
-           singlePassPathName(&L.pass));
+           singlePassPathName(&L.pass[0]));
     hx_row rows[TIMED + 1];   /* + your_turn.cu's row, once it is filled */
     const int rc = hx_bench_measure(&B, rows, yourTurnRows(rows, timed, TIMED),
                                     0);
-    if (rc == HX_EXIT_OK) {
-        hx_bench_table(&B, "scan", tableNotes);
-    }
+    if (rc == HX_EXIT_OK) hx_bench_table(&B, "scan", tableNotes);
     labClose();
     return rc;
 }
@@ -340,6 +340,7 @@ static const Scan swept[] = {
     {"scanExclusive", COURSE, NULL, 0},
     {"singlePassScan", PASS, NULL, 0},
     {"singlePassScan piped", PASS, NULL, PIPED},
+    {"singlePassScan ring", PASS, NULL, RING},
     {"cub ExclusiveSum", CUB, NULL, 0},
 };
 #define SWEPT ((int)(sizeof swept / sizeof swept[0]))
@@ -359,7 +360,7 @@ static int sweep(const hx_opts *o)
     int rc = HX_EXIT_OK;
     for (size_t n = 1024; n <= maxN && rc == HX_EXIT_OK; n *= 2) {
         labOpen(n, 0, in, want, want[n]);
-        hx_row rows[SWEPT];   /* the piped row only where the ring runs */
+        hx_row rows[SWEPT];   /* piped and ring: where the ring runs */
         int k = 0;
         for (int j = 0; j < SWEPT; ++j)
             if (rowRuns(&swept[j])) rows[k++] = rowOf(&swept[j]);
@@ -389,8 +390,7 @@ int main(int argc, char **argv)
     hx_device dev;
     int rc = hx_parse_args(argc, argv, &o, HX_OPT_SWEEP, PROG, USAGE);
     if (rc != HX_EXIT_OK || o.help) return rc;
-    rc = hx_device_open(&dev, PROG);
-    if (rc != HX_EXIT_OK) return rc;
+    if ((rc = hx_device_open(&dev, PROG)) != HX_EXIT_OK) return rc;
     hx_device_print(&dev, stdout);
     hx_bench_open(&B, &dev, &o, "day31-scan");
     rc = o.check ? selfCheck(&o) : o.sweep ? sweep(&o) : timeTable(&o);

@@ -60,8 +60,7 @@ void labOpenRandom(size_t n, uint64_t seed)
 
 int rowRuns(const Scan *s)
 {
-    return !(s->flags & PIPED) ||
-           singlePassPathFor(B.dev, B.n) == SINGLE_PASS_RING;
+    return !(s->flags & (PIPED | RING)) || singlePassRingSmem(B.dev);
 }
 
 hx_size_plan labSizePlan(uint64_t seed)
@@ -335,6 +334,7 @@ static int checkTheChecks(uint64_t seed)
  * every row; then the __restrict__ example and the planted errors. */
 int selfCheck(const hx_opts *o)
 {
+    singlePassRingMinN = 1;   /* the ring at every size, where it runs */
     const hx_size_plan plan = labSizePlan(o->seed);
     size_t sizes[64], count = o->n_set ? 1 : hx_check_sizes(&plan, sizes, 64);
     if (o->n_set) sizes[0] = o->n;

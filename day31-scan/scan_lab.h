@@ -22,8 +22,9 @@ enum {
     SHIFTED = 16,    /* single pass: the input one int off 16-byte alignment */
     STALL = 32,      /* single pass: the look-back's debug stalls */
     QUARTER = 64,    /* WITH: the tile kernel runs SCAN_TILE / 4 threads */
-    PIPED = 128      /* single pass: the piped loop even where the ring
-                        runs (rowRuns: only there) */
+    PIPED = 128,     /* single pass: the piped loop, and */
+    RING = 256       /* the ring, whatever the production plan takes at n
+                        (rowRuns: only where the ring runs on the GPU) */
 };
 
 typedef struct {
@@ -39,8 +40,8 @@ extern hx_bench B;
 
 /* The bench's row for s at the lab's size. */
 hx_row rowOf(const Scan *s);
-/* 0 for a row that would repeat another on this GPU (a PIPED row where
- * the production single pass is the piped loop), else 1. */
+/* 0 for a row that cannot run or would repeat another on this GPU (a
+ * PIPED or RING row where the ring cannot run), else 1. */
 int rowRuns(const Scan *s);
 
 /* Device bytes the lab needs at n (shifted non-NULL: with a copy of the

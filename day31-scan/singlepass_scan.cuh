@@ -138,11 +138,10 @@ singlePassScanRing(const int *in, int *out, size_t n,
  *   where the kernel was compiled for sm_90 or newer, the GPU is one, at
  *   least two stages fit, and n is at least SCAN_RING_MIN_N.
  * - The piped loop (above): tiles of 256 x 24 ints, everywhere else (the
- *   T4's sm_75 and the A100's sm_80, a PTX build for them, small n).
+ *   T4's sm_75, the A100's sm_80, a PTX build for them, n below that).
  * Both read the look-back window of 32 tiles with relaxed atomics
- * (lookback.cuh, MEMORY ORDERING). The measurements that chose them are in
- * NOTES.md; dev/scan_variants.cu (make dev) times them against the others
- * again. */
+ * (lookback.cuh). NOTES.md has the measurements that chose them;
+ * dev/scan_variants.cu (make dev) times them against the others. */
 typedef enum { SINGLE_PASS_PIPED, SINGLE_PASS_RING } SinglePassPath;
 
 #define SCAN_PASS_THREADS 256
@@ -156,7 +155,11 @@ typedef enum { SINGLE_PASS_PIPED, SINGLE_PASS_RING } SinglePassPath;
 #define SCAN_RING_TILE (SCAN_RING_THREADS * SCAN_RING_ITEMS)
 #define SCAN_RING_BLOCK (SCAN_RING_THREADS + 64)
 #define SCAN_RING_PER_SM 2   /* blocks an SM the ring is sized for */
-#define SCAN_RING_MIN_N ((size_t)1)   /* below it, the piped loop */
+/* The ring from 2^25 ints: on the H200 it lost to the piped loop up to
+ * 2^23 and tied at 2^24 (NOTES.md). Plans read singlePassRingMinN, which
+ * the self-check sets to 1 to check the ring at every size. */
+#define SCAN_RING_MIN_N ((size_t)1 << 25)
+static size_t singlePassRingMinN = SCAN_RING_MIN_N;
 #define SCAN_RING_NAME "256 x 16 ring of bulk copies, 2 blocks an SM"
 
 typedef void (*SinglePassKernel)(const int *, int *, size_t,
@@ -188,8 +191,8 @@ typedef struct {
     unsigned long long *state;   /* lookbackBytes(tiles) */
     size_t smem;                 /* the ring's stages, bytes (else 0) */
     unsigned grid;               /* blocks: as many as run at once, at
-                                    most one per tile; any value from 1 to
-                                    that is correct (a check may set 3) */
+                                    most one a tile (any from 1: a check
+                                    may set 3) */
     unsigned stallNs;            /* the debug stalls; 0 when timed */
 } SinglePassPlan;
 
@@ -200,12 +203,11 @@ inline size_t singlePassBytes(size_t n)
 }
 
 /* The path a plan for n takes on dev: the ring where it can run and n is
- * at least SCAN_RING_MIN_N, else the piped loop. */
+ * at least singlePassRingMinN, else the piped loop. */
 inline SinglePassPath singlePassPathFor(const hx_device *dev, size_t n)
 {
-    return n >= SCAN_RING_MIN_N && singlePassRingSmem(dev)
-               ? SINGLE_PASS_RING
-               : SINGLE_PASS_PIPED;
+    const bool ring = n >= singlePassRingMinN && singlePassRingSmem(dev);
+    return ring ? SINGLE_PASS_RING : SINGLE_PASS_PIPED;
 }
 
 /* The blocks of a path that run at once on dev, and its tile (ints). */
@@ -269,8 +271,8 @@ inline const char *singlePassShape(const SinglePassPlan *p, char *buf,
     return buf;
 }
 
-/* Launches one run: the state's reset (a memset), then the kernel; 2
- * launches (n = 0: a memset of *total, 1). */
+/* One run's launches: the state's reset (a memset), the kernel (n = 0:
+ * a memset of *total alone). */
 inline int singlePassLaunches(const SinglePassPlan *p)
 {
     return p->n ? 2 : 1;
