@@ -18,10 +18,9 @@
  *   scatterPartition        evens to rank[i], odds to E + (i - rank[i])
  *   compactAtomic           out[atomicAdd(counter, 1)] = in[i]: the same
  *                           values, in the order the counter is served
- *   compactRing, compactPiped   the production single pass, reads n and
- *                           writes the survivors: a ring of bulk copies on
- *                           sm_90 and newer, else the piped loop
- *                           (singlepass_compact.cuh)
+ *   compactPiped            the production single pass: reads n, writes the
+ *                           survivors (singlepass_compact.cuh; its ring
+ *                           form, compactRing, is checked, not timed)
  *   countRanges, partitionRanges   the production stable partition: a pass
  *                           that counts, one that places (stable_partition.cuh)
  *   gather, scatter         out[i] = in[map[i]] and out[map[i]] = in[i]
@@ -231,14 +230,16 @@ static void runAtomic(void *)
     HX_CHECK_LAUNCH("compactAtomic");
 }
 
-/* The single pass's two paths (the ring on sm_90 and newer, else the
- * piped loop; singlepass_compact.cuh), and the partition's grid: blocks
- * the GPU holds at once. */
+/* The single pass's two paths (singlepass_compact.cuh): plans[0] the
+ * production one, the piped loop; plans[1] the ring, where it runs
+ * (ringRuns: sm_90 and newer), checked but slower. The partition's grid:
+ * blocks the GPU holds at once. */
 static CompactPlan plans[2];
+static int ringRuns;
 static unsigned fitPartition;
 
-/* ctx: plans[0] (production) or [1] (the piped loop), and the look-back's
- * debug stalls (self-check only); NULL: plans[0], unstalled. */
+/* ctx: plans[0] or [1], and the look-back's debug stalls (self-check
+ * only); NULL: plans[0], unstalled. */
 typedef struct { const CompactPlan *plan; unsigned stallNs; } Pass;
 
 static void runSinglePass(void *ctx)
@@ -375,18 +376,17 @@ static int mapRows(hx_row *r)
 
 /* The self-check's: the main table's, and the single pass with the
  * look-back's debug stalls, which force waits and walks past a window;
- * where the ring is production, the piped loop too. */
+ * where the ring runs, the ring too. */
 static int checkedRows(hx_row *r)
 {
     static const Pass pass[] = {{&plans[0], LAB_STALL_NS}, {&plans[1], 0},
                                 {&plans[1], LAB_STALL_NS}};
     static const char *const name[] = {"single-pass compaction, stalled",
-                                       "single-pass compaction, piped",
-                                       "single-pass compaction, piped, "
-                                       "stalled"};
+                                       "single-pass compaction, ring",
+                                       "single-pass compaction, ring, stalled"};
     int k = mainRows(r);
     const int single = k - 4 - L.yours;
-    for (int i = 0; i < (plans[0].path == COMPACT_RING ? 3 : 1); ++i, ++k) {
+    for (int i = 0; i < (ringRuns ? 3 : 1); ++i, ++k) {
         r[k] = r[single];
         r[k].name = name[i];
         r[k].ctx = (void *)&pass[i];
@@ -453,10 +453,8 @@ static int runLesson(const hx_opts *o)
     labResize(n);
     printf("seed %llu; %u blocks of %u threads for every element-wise "
            "kernel, as many as fit at once for the production ones (%u of "
-           "%d, %s; %u of %d); the scan %d launches\n",
-           (unsigned long long)o->seed, L.grid, LAB_BLOCK, plans[0].resident,
-           plans[0].path == COMPACT_RING ? COMPACT_RING_BLOCK : COMPACT_BLOCK,
-           plans[0].path == COMPACT_RING ? "a ring" : "piped", fitPartition,
+           "%d, %u of %d); the scan %d launches\n", (unsigned long long)o->seed,
+           L.grid, LAB_BLOCK, plans[0].resident, COMPACT_BLOCK, fitPartition,
            PARTITION_THREADS, scanLaunches(&L.plan));
     labInputs(o->keep, -1, o->seed);
     snprintf(title, sizeof title, "where the time goes at survival %.2f",
@@ -512,20 +510,19 @@ int main(int argc, char **argv)
     hx_device_print(&dev, stdout);
     labBegin(&dev, &o, "day33-compaction");
     compactPlanCreate<NonZero>(&plans[0], &dev);
-    compactPlanOn<NonZero>(&plans[1], &dev, COMPACT_PIPED);
+    ringRuns = compactPlanOn<NonZero>(&plans[1], &dev, COMPACT_RING);
     fitPartition = hx_resident_blocks(
         &dev, (const void *)partitionRanges<IsEven>, PARTITION_THREADS, 0);
     /* The self-check's sizes, besides the bench's: a partition tile and
      * either side, as many as its grid takes at once and either side, and
-     * the same for the piped loop where the ring is production. */
+     * the same for the ring where it runs. */
     const size_t t = PARTITION_THREADS * PARTITION_ITEMS, g = t * fitPartition,
                  p = plans[1].tile, q = p * plans[1].resident;
     const size_t extra[] = {t - 1, t, t + 1, g - 1, g, g + 1,
                             p - 1, p, p + 1, q - 1, q, q + 1};
     const LabCheck check = {checkedRows, mapRows, planted,
                             {plans[0].tile, plans[0].resident, SCAN_TILE,
-                             o.seed, extra,
-                             plans[0].path == COMPACT_RING ? 12u : 6u}};
+                             o.seed, extra, ringRuns ? 12u : 6u}};
     if (o.check) {
         rc = labSelfCheck(&check);
     } else if (o.sweep) {

@@ -13,9 +13,9 @@
  * prefix: where it goes depends on every tile before it. So a tile's
  * survivors wait in shared memory, at their rank in the tile (stash), and
  * leave once the walker hands the prefix back (finish), while the next
- * tile's loads keep memory busy. On sm_90 and newer the loads come from a
- * ring of bulk copies that a loader warp keeps filled and counts
- * (compactRing; THE TWO PATHS, below).
+ * tile's loads keep memory busy. On sm_90 and newer the loads can come
+ * from a ring of bulk copies that a loader warp keeps filled and counts
+ * (compactRing; THE TWO PATHS, below), slower so far.
  *
  * CONTRACT of compactRun<Keep>(plan, in, out, n, state, count, grid,
  * stallNs, stream), either path:
@@ -56,8 +56,7 @@
 #define COMPACT_THREADS 256
 #define COMPACT_ITEMS 32
 #define COMPACT_BLOCK (COMPACT_THREADS + 32)
-/* The ring (below, THE TWO PATHS): not yet measured against other shapes;
- * the scan's. */
+/* The ring (below, THE TWO PATHS): the scan's shape. */
 #define COMPACT_RING_THREADS 256
 #define COMPACT_RING_ITEMS 16
 #define COMPACT_RING_BLOCK (COMPACT_RING_THREADS + 64)
@@ -165,11 +164,11 @@ compactRing(const int *__restrict__ in, int *__restrict__ out, size_t n,
                                                            count, stallNs);
 }
 
-/* THE TWO PATHS, one plan choosing (compactPlanCreate): the ring
- * (compactRing: ../day31-scan/ring_pipeline.cuh's loader warp and bulk
- * copies, tiles of 256 x 16 ints, 2 blocks an SM, the stages sized from
- * the SM's shared memory) where it can run, on sm_90 and newer; the piped
- * loop (compactPiped) on sm_75 and sm_80 and in a PTX build for them. */
+/* THE TWO PATHS: the piped loop (compactPiped), production on every GPU
+ * (compactPlanCreate, below), and the ring (compactRing:
+ * ../day31-scan/ring_pipeline.cuh's loader warp and bulk copies, tiles of
+ * 256 x 16 ints, 2 blocks an SM, the stages sized from the SM's shared
+ * memory), which runs on sm_90 and newer only. */
 typedef enum { COMPACT_PIPED, COMPACT_RING } CompactPath;
 
 typedef struct {
@@ -201,13 +200,14 @@ int compactPlanOn(CompactPlan *p, const hx_device *dev, CompactPath path)
     return p->resident > 0;
 }
 
-/* The production plan on dev: the ring where it runs, else the piped
- * loop. */
+/* The production plan on dev: the piped loop, on every GPU. The ring
+ * ran slower on the H200 at 2^28 (1.40 to 2.21x its floor against the
+ * piped loop's 1.23 to 1.36; NOTES.md): the course checks it (compaction
+ * --check) and dev/compaction-variants times its shapes until one wins. */
 template <class Keep>
 void compactPlanCreate(CompactPlan *p, const hx_device *dev)
 {
-    if (!compactPlanOn<Keep>(p, dev, COMPACT_RING))
-        compactPlanOn<Keep>(p, dev, COMPACT_PIPED);
+    compactPlanOn<Keep>(p, dev, COMPACT_PIPED);
 }
 
 /* One compaction on stream s: the memset of the look-back's state, then
