@@ -19,8 +19,7 @@
  *   compactAtomic           out[atomicAdd(counter, 1)] = in[i]: the same
  *                           values, in the order the counter is served
  *   compactPiped            the production single pass: reads n, writes the
- *                           survivors (singlepass_compact.cuh; its ring
- *                           form, compactRing, is checked, not timed)
+ *                           survivors (singlepass_compact.cuh)
  *   countRanges, partitionRanges   the production stable partition: a pass
  *                           that counts, one that places (stable_partition.cuh)
  *   gather, scatter         out[i] = in[map[i]] and out[map[i]] = in[i]
@@ -230,24 +229,16 @@ static void runAtomic(void *)
     HX_CHECK_LAUNCH("compactAtomic");
 }
 
-/* The single pass's two paths (singlepass_compact.cuh): plans[0] the
- * production one, the piped loop; plans[1] the ring, where it runs
- * (ringRuns: sm_90 and newer), checked but slower. The partition's grid:
- * blocks the GPU holds at once. */
-static CompactPlan plans[2];
-static int ringRuns;
-static unsigned fitPartition;
+/* Blocks of each production kernel the GPU holds at once: their grids. */
+static unsigned fitCompact, fitPartition;
 
-/* ctx: plans[0] or [1], and the look-back's debug stalls (self-check
- * only); NULL: plans[0], unstalled. */
-typedef struct { const CompactPlan *plan; unsigned stallNs; } Pass;
-
-static void runSinglePass(void *ctx)
+/* ctx non-NULL: with the look-back's debug stalls (self-check only). */
+static void runSinglePass(void *stalled)
 {
-    const Pass p = ctx ? *(const Pass *)ctx : Pass{&plans[0], 0};
-    HX_CHECK(compactRun<NonZero>(p.plan, L.in, L.out.data, L.n, L.state,
-                                 L.counts + C_SINGLE, L.passGrid, p.stallNs,
-                                 0));
+    HX_CHECK(compactPipedRun<NonZero>(L.in, L.out.data, L.n, L.state,
+                                      L.counts + C_SINGLE,
+                                      L.passGrid ? L.passGrid : fitCompact,
+                                      stalled ? LAB_STALL_NS : 0, 0));
 }
 
 static void runStable(void *)
@@ -375,24 +366,16 @@ static int mapRows(hx_row *r)
 }
 
 /* The self-check's: the main table's, and the single pass with the
- * look-back's debug stalls, which force waits and walks past a window;
- * where the ring runs, the ring too. */
+ * look-back's debug stalls, which force waits and walks past a window. */
 static int checkedRows(hx_row *r)
 {
-    static const Pass pass[] = {{&plans[0], LAB_STALL_NS}, {&plans[1], 0},
-                                {&plans[1], LAB_STALL_NS}};
-    static const char *const name[] = {"single-pass compaction, stalled",
-                                       "single-pass compaction, ring",
-                                       "single-pass compaction, ring, stalled"};
-    int k = mainRows(r);
-    const int single = k - 4 - L.yours;
-    for (int i = 0; i < (ringRuns ? 3 : 1); ++i, ++k) {
-        r[k] = r[single];
-        r[k].name = name[i];
-        r[k].ctx = (void *)&pass[i];
-        r[k].note = NULL;
-    }
-    return k;
+    static const unsigned stalled = LAB_STALL_NS;
+    const int k = mainRows(r);
+    r[k] = r[6];
+    r[k].name = "single-pass compaction, stalled";
+    r[k].ctx = (void *)&stalled;
+    r[k].note = NULL;
+    return k + 1;
 }
 
 /* ---- The default run: where the time goes ------------------------------- */
@@ -454,7 +437,7 @@ static int runLesson(const hx_opts *o)
     printf("seed %llu; %u blocks of %u threads for every element-wise "
            "kernel, as many as fit at once for the production ones (%u of "
            "%d, %u of %d); the scan %d launches\n", (unsigned long long)o->seed,
-           L.grid, LAB_BLOCK, plans[0].resident, COMPACT_BLOCK, fitPartition,
+           L.grid, LAB_BLOCK, fitCompact, COMPACT_BLOCK, fitPartition,
            PARTITION_THREADS, scanLaunches(&L.plan));
     labInputs(o->keep, -1, o->seed);
     snprintf(title, sizeof title, "where the time goes at survival %.2f",
@@ -509,20 +492,17 @@ int main(int argc, char **argv)
     if ((rc = hx_device_open(&dev, PROG)) != HX_EXIT_OK) return rc;
     hx_device_print(&dev, stdout);
     labBegin(&dev, &o, "day33-compaction");
-    compactPlanCreate<NonZero>(&plans[0], &dev);
-    ringRuns = compactPlanOn<NonZero>(&plans[1], &dev, COMPACT_RING);
+    fitCompact = hx_resident_blocks(&dev, (const void *)compactPiped<NonZero>,
+                                    COMPACT_BLOCK, 0);
     fitPartition = hx_resident_blocks(
         &dev, (const void *)partitionRanges<IsEven>, PARTITION_THREADS, 0);
     /* The self-check's sizes, besides the bench's: a partition tile and
-     * either side, as many as its grid takes at once and either side, and
-     * the same for the ring where it runs. */
-    const size_t t = PARTITION_THREADS * PARTITION_ITEMS, g = t * fitPartition,
-                 p = plans[1].tile, q = p * plans[1].resident;
-    const size_t extra[] = {t - 1, t, t + 1, g - 1, g, g + 1,
-                            p - 1, p, p + 1, q - 1, q, q + 1};
+     * either side, and as many as its grid takes at once and either side. */
+    const size_t t = PARTITION_THREADS * PARTITION_ITEMS, g = t * fitPartition;
+    const size_t extra[] = {t - 1, t, t + 1, g - 1, g, g + 1};
     const LabCheck check = {checkedRows, mapRows, planted,
-                            {plans[0].tile, plans[0].resident, SCAN_TILE,
-                             o.seed, extra, ringRuns ? 12u : 6u}};
+                            {COMPACT_THREADS * COMPACT_ITEMS, fitCompact,
+                             SCAN_TILE, o.seed, extra, 6}};
     if (o.check) {
         rc = labSelfCheck(&check);
     } else if (o.sweep) {

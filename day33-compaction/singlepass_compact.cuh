@@ -13,12 +13,9 @@
  * prefix: where it goes depends on every tile before it. So a tile's
  * survivors wait in shared memory, at their rank in the tile (stash), and
  * leave once the walker hands the prefix back (finish), while the next
- * tile's loads keep memory busy. On sm_90 and newer the loads can come
- * from a ring of bulk copies that a loader warp keeps filled and counts
- * (compactRing; THE TWO PATHS, below), slower so far.
+ * tile's loads keep memory busy.
  *
- * CONTRACT of compactRun<Keep>(plan, in, out, n, state, count, grid,
- * stallNs, stream), either path:
+ * CONTRACT of compactPiped<Keep>(in, out, n, state, count, stallNs):
  * - Stable: out[0..m) holds the elements of in that Keep keeps, in input
  *   order; nothing is written at or past out[m], and in is not written.
  * - in and out must not overlap (both __restrict__: the kernel may keep a
@@ -27,13 +24,14 @@
  *   walker warp of the block that takes the last tile (its inclusive
  *   prefix). The kernel never reads it back: the next kernel on the stream
  *   (or the host, after a synchronisation) may.
- * - state: lookbackBytes of the plan's tiles, (n + tile - 1) / tile, at
- *   most that of n / 4096 + 1 (compactRun clears them with a memset).
- * - Blocks take tiles from a counter in state, never by blockIdx.x
- *   (lookback.cuh's DEADLOCK): the piped loop is correct on any grid of at
- *   least one block; the ring on any from one to plan->resident (its
- *   grid must be resident). compactRun caps it at the tiles.
- * - 0 < n < 2^31. n = 0 launches nothing and writes 0 to *count.
+ * - state: lookbackBytes(compactTiles(n)) bytes of device memory, all zero
+ *   at launch (compactPipedRun clears them with a memset first).
+ * - Any grid of at least one block is correct (blocks take tiles from a
+ *   counter in state, never by blockIdx.x: lookback.cuh's DEADLOCK); the
+ *   launcher caps it at the tiles. Each block is COMPACT_BLOCK threads:
+ *   THREADS tile threads, then the walker warp.
+ * - 0 < n < 2^31. For n = 0 launch nothing (compactPipedRun writes 0 to
+ *   *count).
  * - stallNs: 0 in every timed run; > 0 turns on the look-back's debug
  *   stalls (lookback.cuh), which the self-check uses to force long walks.
  * - Keep: predicates.cuh's promise (a value it rejects pads a partial tile).
@@ -44,10 +42,8 @@
 #include <stdint.h>
 #include <cuda_runtime.h>
 
-#include "hx_cuda.h"
 #include "predicates.cuh"
 #include "lookback.cuh"
-#include "ring_pipeline.cuh"
 
 /* The production configuration: 256 tile threads of 32 ints each (tiles of
  * 8,192 ints), a walker warp, relaxed atomics with a window of 32 tiles,
@@ -56,20 +52,22 @@
 #define COMPACT_THREADS 256
 #define COMPACT_ITEMS 32
 #define COMPACT_BLOCK (COMPACT_THREADS + 32)
-/* The ring (below, THE TWO PATHS): the scan's shape. */
-#define COMPACT_RING_THREADS 256
-#define COMPACT_RING_ITEMS 16
-#define COMPACT_RING_BLOCK (COMPACT_RING_THREADS + 64)
-#define COMPACT_RING_PER_SM 2
 typedef LookbackRelaxed32 CompactPolicy;
 
-/* The tile loop of both paths (RING: ring_pipeline.cuh's, else
- * lookbackPipelined), THREADS tile threads of ITEMS ints. */
-template <class Keep, int THREADS, int ITEMS, int SYNC, bool RING>
-__device__ void compactTileLoop(const int *__restrict__ in,
-                                int *__restrict__ out, size_t n,
-                                unsigned long long *state, int *count,
-                                unsigned stallNs)
+__host__ __device__ constexpr size_t compactTiles(size_t n)
+{
+    return (n + COMPACT_THREADS * COMPACT_ITEMS - 1) /
+           (COMPACT_THREADS * COMPACT_ITEMS);
+}
+
+/* THREADS, ITEMS and SYNC have the production values by default; the
+ * maintainers' variants instantiate others (with THREADS + 32 threads a
+ * block and lookbackBytes of their own tile count). */
+template <class Keep, int THREADS = COMPACT_THREADS,
+          int ITEMS = COMPACT_ITEMS, int SYNC = PIPE_NAMED>
+__global__ void __launch_bounds__(THREADS + 32, 1)
+compactPiped(const int *__restrict__ in, int *__restrict__ out, size_t n,
+             unsigned long long *state, int *count, unsigned stallNs)
 {
     static_assert(keptOk<Keep>(), "Keep must reject Keep::REJECT");
     typedef StripedTile<THREADS, ITEMS> Tile;
@@ -108,131 +106,37 @@ __device__ void compactTileLoop(const int *__restrict__ in,
         }
     };
     /* By the tile threads, after the round's barrier that follows the
-     * stash, once the walker has the prefix: the survivors leave as
-     * 16-byte stores, shifted to out's offset modulo 4 on the way
-     * (storeShifted). */
+     * stash (lookbackPipelined), once the walker has the prefix: the
+     * survivors leave as 16-byte stores, shifted to out's offset modulo 4
+     * on the way (storeShifted). */
     auto finish = [&](unsigned, size_t, bool, int prefix, int kept) {
         storeShifted<THREADS>(out, staged, (size_t)(unsigned)prefix,
                               (unsigned)kept, vecOut);
     };
     /* REJECT pads a partial tile: it is not kept. */
-    if constexpr (RING) {
-#ifdef RING_SM90
-        /* The loader's count of a landed stage's survivors. */
-        auto stageSum = [](const int4 *q, unsigned vecs) {
-            unsigned c = 0;
-            for (unsigned i = threadIdx.x % 32; i < vecs; i += 32)
-                c += Keep()(q[i].x) + Keep()(q[i].y) + Keep()(q[i].z) +
-                     Keep()(q[i].w);
-            return (int)ringWarpSum(c);
-        };
-        ringPipelined<Tile, LookbackSum, CompactPolicy>(
-            state, slots, in, n, true, Keep::REJECT, stallNs, count,
-            stageSum, reduce, finish, stash);
-#else
-        __trap();
-#endif
-    } else {
-        lookbackPipelined<Tile, LookbackSum, CompactPolicy, SYNC>(
-            state, slots, in, n, true, Keep::REJECT, stallNs, count, reduce,
-            finish, stash);
-    }
-}
-
-/* THREADS, ITEMS and SYNC have the production values by default; the
- * maintainers' variants instantiate others (with THREADS + 32 threads a
- * block and lookbackBytes of their own tile count). */
-template <class Keep, int THREADS = COMPACT_THREADS,
-          int ITEMS = COMPACT_ITEMS, int SYNC = PIPE_NAMED>
-__global__ void __launch_bounds__(THREADS + 32, 1)
-compactPiped(const int *__restrict__ in, int *__restrict__ out, size_t n,
-             unsigned long long *state, int *count, unsigned stallNs)
-{
-    compactTileLoop<Keep, THREADS, ITEMS, SYNC, false>(in, out, n, state,
-                                                       count, stallNs);
-}
-
-/* The ring's kernel: THREADS + 64 threads a block (a walker and a loader
- * warp), the ring in the dynamic shared memory, a resident grid. */
-template <class Keep, int THREADS = COMPACT_RING_THREADS,
-          int ITEMS = COMPACT_RING_ITEMS>
-__global__ void __launch_bounds__(THREADS + 64, 1)
-compactRing(const int *__restrict__ in, int *__restrict__ out, size_t n,
-            unsigned long long *state, int *count, unsigned stallNs)
-{
-    compactTileLoop<Keep, THREADS, ITEMS, PIPE_NAMED, true>(in, out, n, state,
-                                                           count, stallNs);
-}
-
-/* THE TWO PATHS: the piped loop (compactPiped), production on every GPU
- * (compactPlanCreate, below), and the ring (compactRing:
- * ../day31-scan/ring_pipeline.cuh's loader warp and bulk copies, tiles of
- * 256 x 16 ints, 2 blocks an SM, the stages sized from the SM's shared
- * memory), which runs on sm_90 and newer only. */
-typedef enum { COMPACT_PIPED, COMPACT_RING } CompactPath;
-
-typedef struct {
-    CompactPath path;
-    size_t tile;         /* ints */
-    unsigned resident;   /* blocks at once: the production grid */
-    size_t smem;         /* the ring's stages, bytes (else 0) */
-} CompactPlan;
-
-/* A plan for the given path on dev; 0 (and no plan) where the ring cannot
- * run there. */
-template <class Keep>
-int compactPlanOn(CompactPlan *p, const hx_device *dev, CompactPath path)
-{
-    p->path = path;
-    p->smem = 0;
-    if (path == COMPACT_PIPED) {
-        p->tile = COMPACT_THREADS * COMPACT_ITEMS;
-        p->resident = hx_resident_blocks(
-            dev, (const void *)compactPiped<Keep>, COMPACT_BLOCK, 0);
-        return 1;
-    }
-    const void *k = (const void *)compactRing<Keep>;
-    p->tile = COMPACT_RING_THREADS * COMPACT_RING_ITEMS;
-    p->smem = ringStageBytes(dev, k, p->tile * sizeof(int),
-                             COMPACT_RING_PER_SM);
-    p->resident = ringResident(dev, k, COMPACT_RING_BLOCK, p->smem,
-                               COMPACT_RING_PER_SM);
-    return p->resident > 0;
-}
-
-/* The production plan on dev: the piped loop, on every GPU. The ring
- * ran slower on the H200 at 2^28 (1.40 to 2.21x its floor against the
- * piped loop's 1.23 to 1.36; NOTES.md): the course checks it (compaction
- * --check) and dev/compaction-variants times its shapes until one wins. */
-template <class Keep>
-void compactPlanCreate(CompactPlan *p, const hx_device *dev)
-{
-    compactPlanOn<Keep>(p, dev, COMPACT_PIPED);
+    lookbackPipelined<Tile, LookbackSum, CompactPolicy, SYNC>(
+        state, slots, in, n, true, Keep::REJECT, stallNs, count, reduce,
+        finish, stash);
 }
 
 /* One compaction on stream s: the memset of the look-back's state, then
- * the plan's kernel on min(grid, tiles) blocks (grid 0: p->resident; any
- * grid from 1 to that is correct). n = 0 writes 0 to *count and launches
- * nothing. Returns the first error (the launch's configuration errors
- * included; a fault inside the kernel shows at the next synchronising
- * call). */
+ * the kernel on min(grid, tiles) blocks (grid >= 1: as many as fit on the
+ * GPU at once is the production choice). n = 0 writes 0 to *count and
+ * launches nothing. Returns the first error (the launch's configuration
+ * errors included; a fault inside the kernel shows at the next
+ * synchronising call). */
 template <class Keep>
-cudaError_t compactRun(const CompactPlan *p, const int *in, int *out,
-                       size_t n, unsigned long long *state, int *count,
-                       unsigned grid, unsigned stallNs, cudaStream_t s)
+cudaError_t compactPipedRun(const int *in, int *out, size_t n,
+                            unsigned long long *state, int *count,
+                            unsigned grid, unsigned stallNs, cudaStream_t s)
 {
     if (n == 0) return cudaMemsetAsync(count, 0, sizeof(int), s);
-    const size_t tiles = (n + p->tile - 1) / p->tile;
+    const size_t tiles = compactTiles(n);
     const cudaError_t e = cudaMemsetAsync(state, 0, lookbackBytes(tiles), s);
     if (e != cudaSuccess) return e;
-    grid = grid ? grid : p->resident;
-    grid = tiles < grid ? (unsigned)tiles : grid;
-    if (p->path == COMPACT_RING)
-        compactRing<Keep><<<grid, COMPACT_RING_BLOCK, p->smem, s>>>(
-            in, out, n, state, count, stallNs);
-    else
-        compactPiped<Keep><<<grid, COMPACT_BLOCK, 0, s>>>(in, out, n, state,
-                                                          count, stallNs);
+    compactPiped<Keep><<<tiles < grid ? (unsigned)tiles : grid,
+                         COMPACT_BLOCK, 0, s>>>(in, out, n, state, count,
+                                                stallNs);
     return cudaGetLastError();
 }
 

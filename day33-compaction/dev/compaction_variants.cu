@@ -14,8 +14,6 @@
  *                       staged, or staged as 16-byte vectors (STORE)
  *   countEvens, partitionStable   the stable partition with a look-back in
  *                       its placing pass (the scheme that lost)
- * and compaction's ring of bulk copies (compactRing) in other shapes, on
- * sm_90 and newer.
  *
  * Build: make -C day33-compaction dev      (ARCH, NVCC as for the lab;
  *        -lineinfo: a compute-sanitizer report names source lines)
@@ -225,15 +223,10 @@ typedef struct {
     const void *pass;    /* compaction's kernel, or the placing pass */
     const void *count;   /* the partition's counting pass; NULL: none */
     int threads, block, tile;   /* tile threads, threads a block, its ints */
-    int ring;   /* 0; else a ring kernel (compactRing), this many blocks an
-                   SM, on sm_90 and newer only (else left out) */
 } Variant;
 
 #define PIPED(T, I, S) \
     COMPACT, (const void *)compactPiped<NonZero, T, I, S>, NULL, T, T + 32, T * I
-#define RING(T, I, B)                                                     \
-    COMPACT, (const void *)compactRing<NonZero, T, I>, NULL, T, T + 64,    \
-        T * I, B
 #define ONE(T, I, B, P, A, S) \
     COMPACT, (const void *)compactSinglePass<T, I, B, P, A, S>, NULL, T, T, T * I
 #define COUNTS(T, I, B, A, W)                                              \
@@ -251,12 +244,6 @@ static const Variant variants[] = {
      PIPED(256, 40, PIPE_NAMED)},
     {"256 x 32 piped, mbarrier, relaxed, window 32, vector stores",
      PIPED(256, 32, PIPE_MBARRIER)},
-    {"256 x 16 ring of bulk copies, 2 blocks an SM (compactRing's own)",
-     RING(COMPACT_RING_THREADS, COMPACT_RING_ITEMS, COMPACT_RING_PER_SM)},
-    {"256 x 16 ring of bulk copies, 1 block an SM", RING(256, 16, 1)},
-    {"256 x 16 ring of bulk copies, 3 blocks an SM", RING(256, 16, 3)},
-    {"256 x 32 ring of bulk copies, 1 block an SM", RING(256, 32, 1)},
-    {"256 x 32 ring of bulk copies, 2 blocks an SM", RING(256, 32, 2)},
     {"256 x 16, relaxed, window 32, vector stores",
      ONE(256, 16, 1, LookbackRelaxed32, false, STORE_VECTORS)},
     {"256 x 16, relaxed, window 32, staged",
@@ -288,19 +275,16 @@ static const Variant variants[] = {
      LOOK(256, 16, LookbackRelaxed128, true, STORE_VECTORS)},
 };
 #undef PIPED
-#undef RING
 #undef ONE
 #undef COUNTS
 #undef LOOK
 #define VARIANTS ((int)(sizeof variants / sizeof variants[0]))
-#define RING_OWN 4   /* variants[4]: compactRing's own shape */
 
 /* A row's work: a configuration, the blocks of it that fit at once, and
  * the look-back's debug stalls (0 in every timed run). */
 typedef struct {
     const Variant *v;
     unsigned fit, stallNs;
-    size_t smem;   /* a ring's stages, bytes; 0 for a ring: cannot run */
 } VariantRun;
 
 static VariantRun runs[VARIANTS][2];   /* [variant][stalled] */
@@ -334,37 +318,18 @@ static void runVariant(void *ctx)
         HX_CHECK(cudaLaunchKernel(v->count, grid, v->threads, args, 0, 0));
     }
     void *args[] = {&in, &out, &n, &state, &count, &stall};
-    HX_CHECK(cudaLaunchKernel(v->pass, grid, v->block, args, r->smem, 0));
+    HX_CHECK(cudaLaunchKernel(v->pass, grid, v->block, args, 0, 0));
 }
 
 static void prepareRuns(const hx_device *dev)
 {
     for (int c = 0; c < VARIANTS; ++c) {
         const Variant *v = &variants[c];
-        const size_t smem =
-            v->ring ? ringStageBytes(dev, v->pass, v->tile * sizeof(int),
-                                     (unsigned)v->ring)
-                    : 0;
-        const unsigned fit =
-            v->ring ? ringResident(dev, v->pass, v->block, smem,
-                                   (unsigned)v->ring)
-                    : hx_resident_blocks(dev, v->pass, v->block, 0);
-        runs[c][0] = VariantRun{v, fit, 0, smem};
-        runs[c][1] = VariantRun{v, fit, LAB_STALL_NS, smem};
+        const unsigned fit = hx_resident_blocks(dev, v->pass, v->block, 0);
+        runs[c][0] = VariantRun{v, fit, 0};
+        runs[c][1] = VariantRun{v, fit, LAB_STALL_NS};
         snprintf(stalledNames[c], sizeof stalledNames[c], "%s, stalled",
                  v->name);
-    }
-    /* Rings of one kernel in several blocks an SM: its dynamic shared
-     * memory attribute (ringStageBytes sets it) must allow the largest. */
-    for (int c = 0; c < VARIANTS; ++c) {
-        size_t most = 0;
-        for (int d = 0; d < VARIANTS; ++d)
-            if (variants[d].pass == variants[c].pass && runs[d][0].smem > most)
-                most = runs[d][0].smem;
-        if (most)
-            HX_CHECK(cudaFuncSetAttribute(
-                variants[c].pass, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                (int)most));
     }
 }
 
@@ -388,7 +353,6 @@ static int checkedRows(hx_row *r)
 {
     int k = 0;
     for (int c = 0; c < VARIANTS; ++c) {
-        if (variants[c].ring && !runs[c][0].smem) continue;
         r[k++] = variantRow(c, 0);
         if (variants[c].scheme != RANGES) r[k++] = variantRow(c, 1);
     }
@@ -420,7 +384,6 @@ static int timedRows(hx_row *r)
                             .want = L.want[W_COMPACT],
                             .total = L.counts + C_SELECT, .total_want = &L.kept,
                             .floor_bytes = 4.0 * (L.n + L.kept), .launches = 2};
-        if (variants[c].ring && !runs[c][0].smem) continue;
         r[k] = variantRow(c, 0);
         if (c == 0) r[k].note = "single-pass compaction:";
         if (variants[c].scheme != COMPACT && variants[c - 1].scheme == COMPACT)
@@ -469,18 +432,13 @@ int main(int argc, char **argv)
     if ((rc = hx_device_open(&dev, PROG)) != HX_EXIT_OK) return rc;
     hx_device_print(&dev, stdout);
     prepareRuns(&dev);
-    /* Sizes around the one-tile configurations' tile and grid (the first
-     * one's: 256 x 16), the piped tile and either side, and compactRing's
-     * own shape's grid (where it runs) and either side. */
-    int one = 0;
-    while (variants[one].block != variants[one].threads) ++one;
-    const size_t t = COMPACT_THREADS * COMPACT_ITEMS,
-                 g = (size_t)COMPACT_RING_THREADS * COMPACT_RING_ITEMS *
-                     runs[RING_OWN][0].fit;
-    const size_t extra[] = {t - 1, t, t + 1, g - 1, g, g + 1};
+    /* Sizes around the one-tile configurations' tile and grid, and the
+     * piped tile and either side. */
+    const size_t t = COMPACT_THREADS * COMPACT_ITEMS;
+    const size_t extra[] = {t - 1, t, t + 1};
     const LabCheck check = {checkedRows, NULL, planted,
-                            {256 * 16, runs[one][0].fit, SCAN_TILE, o.seed,
-                             extra, runs[RING_OWN][0].smem ? 6u : 3u}};
+                            {256 * 16, runs[4][0].fit, SCAN_TILE, o.seed,
+                             extra, 3}};
     labBegin(&dev, &o, "day33-compaction-variants");
     rc = o.check ? labSelfCheck(&check) : runTables(&o);
     labEnd(start);
