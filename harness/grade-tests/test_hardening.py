@@ -53,6 +53,7 @@ def run(rt, tmp):
     test_stop_compiling(rt, tmp)
     test_control_bytes(rt, tmp)
     test_ptx_form(rt, tmp)
+    test_staller_forms(rt, tmp)
 
 
 class fakes:
@@ -484,3 +485,43 @@ def test_index(rt):
     r.add({"event": "result", "run": n, "status": "pass"})
     rt.check(r.first("result", run=n) is not None, "the index follows new "
              "events")
+
+
+def test_staller_forms(rt, tmp):
+    """stallers.py's memory staller: the corpus's 384 KiB a thread fits
+    an H200 and not an 80 GB H100, where the 256 KiB form stands in under
+    the same name; that form compiles."""
+    stallers = rt.stallers
+    line = "GPU: X (compute capability 9.0, 132 SMs), driver CUDA 13.0"
+    saved = stallers.subprocess.run
+    try:
+        for mib, kib, want in ((143771, 384, True), (81559, 384, False),
+                               (81559, 256, True), (15360, 256, False)):
+            stallers.subprocess.run = (
+                lambda *a, _m=mib, **k: subprocess.CompletedProcess(
+                    a, 0, stdout="%d\n" % _m))
+            got = stallers.memory_reserve_fits(line, kib)
+            rt.check(got is want, "stall_memory's %d KiB a thread on %d MiB "
+                     "and 132 SMs: fits %s (want %s)" % (kib, mib, got, want))
+        stallers.subprocess.run = saved
+        rt.check(stallers.memory_reserve_fits("no GPU line") is None,
+                 "stall_memory's fit unknown without the GPU line")
+    finally:
+        stallers.subprocess.run = saved
+    small = os.path.join(stallers.HERE, "stallers-80gb", "stall_memory")
+    klass = stallers.make_class(os.path.join(tmp, "staller-forms"), "stall",
+                                ("stall_memory",), {"stall_memory": small})
+    with open(os.path.join(klass, "stall_memory", "threeway.cu")) as f:
+        text = f.read()
+    rt.check("scratch[65536]" in text and
+             len(os.listdir(klass)) == stallers.COPIES + 1,
+             "the 256 KiB form graded as stall_memory beside %d copies"
+             % stallers.COPIES)
+    out = os.path.join(tmp, "staller-80gb.cubin")
+    p = subprocess.run([sys.executable, os.path.join(rt.HARNESS,
+                                                     "grader", "compiler.py"),
+                        os.path.join(small, "threeway.cu"), "--out", out,
+                        "--arch", "90"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True)
+    rt.check(p.returncode == 0 and os.path.getsize(out) > 0,
+             "the 256 KiB form compiles: %s" % p.stdout.strip()[-80:])
