@@ -8,8 +8,8 @@ same seed and --run-timeout 10. Every copy must be graded as it was alone:
 pass, the same score, x_copy within 5% of its clean run; every staller its
 verdict in expected.csv. stall_memory reserves 384 KiB a resident
 thread (99 GiB on an H200); where that does not fit the GPU's memory (an
-80 GB card) its 256 KiB form (stallers-80gb/stall_memory: 66 GiB on an
-H100) is graded in its place, so that the class still runs beside most
+80 GB card) the same kernel with a 256 KiB frame (memory_staller: 66 GiB
+on an H100) is graded in its place, so that the class still runs beside most
 of the memory held; where neither fits, stall_memory's verdict is crash
 and the class shows no memory pressure. The second grading within the first's time plus
 one submission's limit (one launch's at the H200's timing size, 62914560
@@ -56,9 +56,24 @@ def memory_reserve_fits(text, kib=384):
     return 2048 * int(sms.group(1)) * kib * 1024 < int(mib) * (1 << 20)
 
 
-def make_class(work, name, extra, where=None):
+def memory_staller(dest, kib):
+    """corpus/stall_memory into the folder dest with a stack frame of kib
+    KiB a thread instead of its 384 (the same kernel otherwise)."""
+    with open(os.path.join(HERE, "corpus", "stall_memory", "threeway.cu")) as f:
+        src = f.read()
+    frame = "98304"   # the corpus's frame, in ints
+    if src.count(frame) != 3:
+        raise SystemExit("stallers.py: corpus/stall_memory's frame of %s "
+                         "ints is not where it was" % frame)
+    os.makedirs(dest)
+    with open(os.path.join(dest, "threeway.cu"), "w") as f:
+        f.write("/* stallers.py: corpus/stall_memory with a %d KiB frame */\n"
+                % kib + src.replace(frame, str(kib * 256)))
+
+
+def make_class(work, name, extra, memory_kib=384):
     """A class of COPIES copies of the reference solution and the cases
-    extra, each from corpus/ unless where maps it to another folder."""
+    extra from corpus/, stall_memory's frame memory_kib KiB a thread."""
     klass = os.path.join(work, name)
     os.makedirs(klass)
     for i in range(COPIES):
@@ -67,9 +82,11 @@ def make_class(work, name, extra, where=None):
         shutil.copy(os.path.join(ROOT, "day33-exercise-threeway", "solution",
                                  "threeway.cu"), d)
     for case in extra:
-        shutil.copytree((where or {}).get(case,
-                                          os.path.join(HERE, "corpus", case)),
-                        os.path.join(klass, case))
+        if case == "stall_memory" and memory_kib != 384:
+            memory_staller(os.path.join(klass, case), memory_kib)
+        else:
+            shutil.copytree(os.path.join(HERE, "corpus", case),
+                            os.path.join(klass, case))
     return klass
 
 
@@ -93,19 +110,18 @@ def main():
     want = expected()
     clean_s, rc1, clean, text = grade(make_class(work, "clean", ()),
                                       os.path.join(work, "clean-out"))
-    where = {}
+    kib = 384
     if memory_reserve_fits(text) is False:
         if memory_reserve_fits(text, 256):
-            where["stall_memory"] = os.path.join(HERE, "stallers-80gb",
-                                                 "stall_memory")
+            kib = 256
             print("stall_memory's 384 KiB a thread does not fit this GPU: "
-                  "its 256 KiB form (stallers-80gb/) stands in for it")
+                  "the same kernel with 256 KiB stands in for it")
         else:
             want["stall_memory"] = ["crash"]
             print("stall_memory's reservation does not fit this GPU: its "
                   "launch is refused (crash), and the class shows no memory "
                   "pressure")
-    stall_s, rc2, stall, _ = grade(make_class(work, "stall", STALLERS, where),
+    stall_s, rc2, stall, _ = grade(make_class(work, "stall", STALLERS, kib),
                                    os.path.join(work, "stall-out"))
     bad = []
     for name, row in sorted(clean.items()):

@@ -508,12 +508,12 @@ def test_staller_forms(rt, tmp):
                  "stall_memory's fit unknown without the GPU line")
     finally:
         stallers.subprocess.run = saved
-    small = os.path.join(stallers.HERE, "stallers-80gb", "stall_memory")
     klass = stallers.make_class(os.path.join(tmp, "staller-forms"), "stall",
-                                ("stall_memory",), {"stall_memory": small})
-    with open(os.path.join(klass, "stall_memory", "threeway.cu")) as f:
+                                ("stall_memory",), 256)
+    small = os.path.join(klass, "stall_memory")
+    with open(os.path.join(small, "threeway.cu")) as f:
         text = f.read()
-    rt.check("scratch[65536]" in text and
+    rt.check("scratch[65536]" in text and "98304" not in text and
              len(os.listdir(klass)) == stallers.COPIES + 1,
              "the 256 KiB form graded as stall_memory beside %d copies"
              % stallers.COPIES)
