@@ -488,34 +488,45 @@ def test_index(rt):
 
 
 def test_staller_forms(rt, tmp):
-    """stallers.py's memory staller: the corpus's 384 KiB a thread fits
-    an H200 and not an 80 GB H100, where the 256 KiB form stands in under
-    the same name; that form compiles."""
+    """stallers.py's memory staller: the corpus's 384 KiB a thread leaves
+    the class its headroom on an H200 and not on an 80 GB H100, where the
+    192 KiB form stands in under the same name (256 KiB was refused beside
+    the class there); none on a 16 GB card; that form compiles."""
     stallers = rt.stallers
     line = "GPU: X (compute capability 9.0, 132 SMs), driver CUDA 13.0"
     saved = stallers.subprocess.run
     try:
         for mib, kib, want in ((143771, 384, True), (81559, 384, False),
-                               (81559, 256, True), (15360, 256, False)):
+                               (81559, 256, False), (81559, 224, False),
+                               (81559, 192, True), (15360, 32, False)):
             stallers.subprocess.run = (
                 lambda *a, _m=mib, **k: subprocess.CompletedProcess(
                     a, 0, stdout="%d\n" % _m))
             got = stallers.memory_reserve_fits(line, kib)
             rt.check(got is want, "stall_memory's %d KiB a thread on %d MiB "
                      "and 132 SMs: fits %s (want %s)" % (kib, mib, got, want))
+        for mib, want in ((143771, 384), (81559, 192), (15360, None)):
+            stallers.subprocess.run = (
+                lambda *a, _m=mib, **k: subprocess.CompletedProcess(
+                    a, 0, stdout="%d\n" % _m))
+            got = stallers.memory_frame(line)
+            rt.check(got == want, "stall_memory's frame on %d MiB: %s KiB "
+                     "(want %s)" % (mib, got, want))
         stallers.subprocess.run = saved
-        rt.check(stallers.memory_reserve_fits("no GPU line") is None,
-                 "stall_memory's fit unknown without the GPU line")
+        rt.check(stallers.memory_reserve_fits("no GPU line") is None and
+                 stallers.memory_frame("no GPU line") == 384,
+                 "stall_memory's fit unknown without the GPU line: the "
+                 "corpus's form")
     finally:
         stallers.subprocess.run = saved
     klass = stallers.make_class(os.path.join(tmp, "staller-forms"), "stall",
-                                ("stall_memory",), 256)
+                                ("stall_memory",), 192)
     small = os.path.join(klass, "stall_memory")
     with open(os.path.join(small, "threeway.cu")) as f:
         text = f.read()
-    rt.check("scratch[65536]" in text and "98304" not in text and
+    rt.check("scratch[49152]" in text and "98304" not in text and
              len(os.listdir(klass)) == stallers.COPIES + 1,
-             "the 256 KiB form graded as stall_memory beside %d copies"
+             "the 192 KiB form graded as stall_memory beside %d copies"
              % stallers.COPIES)
     out = os.path.join(tmp, "staller-80gb.cubin")
     p = subprocess.run([sys.executable, os.path.join(rt.HARNESS,
@@ -524,4 +535,4 @@ def test_staller_forms(rt, tmp):
                         "--arch", "90"], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, universal_newlines=True)
     rt.check(p.returncode == 0 and os.path.getsize(out) > 0,
-             "the 256 KiB form compiles: %s" % p.stdout.strip()[-80:])
+             "the 192 KiB form compiles: %s" % p.stdout.strip()[-80:])
