@@ -260,8 +260,15 @@ def stop_all():
         groups, folders = list(_LIVE["groups"]), list(_LIVE["folders"])
     for pgid in groups:
         kill_group(pgid)
+    # A compile thread woken by its group's death may still write into
+    # its folders (a log) while they are removed: remove until gone
+    # (nothing new starts now; at most a second a folder).
     for path in folders:
-        shutil.rmtree(path, ignore_errors=True)
+        for _ in range(100):
+            shutil.rmtree(path, ignore_errors=True)
+            if not os.path.lexists(path):
+                break
+            time.sleep(0.01)
 
 
 def limited(cmd, fsize, mem=0, nice=0):
@@ -290,6 +297,9 @@ def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap,
     time_limit seconds. Returns a _Ran whose log is the first LOG_READ
     bytes; CompilerUnavailable when cmd cannot be started."""
     timed_out = False
+    with _LIVE_LOCK:
+        if _LIVE["stopping"]:
+            raise Stopping("the grading tool is stopping")
     with open(log_path, "wb") as log:
         try:
             proc = start_group(limited(cmd, out_cap, mem_limit, nice),
