@@ -42,13 +42,9 @@ def expected():
         return {r["case"]: r["reason"].split("|") for r in csv.DictReader(f)}
 
 
-def memory_reserve_fits(text, kib=384):
-    """Whether stall_memory's reservation (2048 threads an SM, kib KiB a
-    thread, every SM; the corpus's: 384) leaves HEADROOM_GIB of this GPU's
-    memory to the other drivers, from the GPU line grade.py printed and
-    nvidia-smi's total: where it does not, the kernel's launch is refused
-    (out of memory) beside them and its verdict is crash, which says
-    nothing of the other drivers. None when either is unknown."""
+def memory_room(text):
+    """(SMs, bytes of memory) of this GPU, from the GPU line grade.py
+    printed and nvidia-smi's total; None when either is unknown."""
     sms = re.search(r"compute capability [0-9.]+, ([0-9]+) SMs", text)
     try:
         mib = subprocess.run(["nvidia-smi", "--query-gpu=memory.total",
@@ -57,20 +53,32 @@ def memory_reserve_fits(text, kib=384):
                              check=True).stdout.split()[0]
     except (OSError, subprocess.CalledProcessError, IndexError):
         return None
-    if not sms:
+    return (int(sms.group(1)), int(mib) << 20) if sms else None
+
+
+def memory_reserve_fits(text, kib=384, room=None):
+    """Whether stall_memory's reservation (2048 threads an SM, kib KiB a
+    thread, every SM; the corpus's: 384) leaves HEADROOM_GIB of this GPU's
+    memory (room: memory_room's) to the other drivers: where it does not,
+    the kernel's launch is refused (out of memory) beside them and its
+    verdict is crash, which says nothing of the other drivers. None when
+    the room is unknown."""
+    room = room or memory_room(text)
+    if room is None:
         return None
-    return (2048 * int(sms.group(1)) * kib * 1024 + (HEADROOM_GIB << 30)
-            <= int(mib) * (1 << 20))
+    sms, total = room
+    return 2048 * sms * kib * 1024 + (HEADROOM_GIB << 30) <= total
 
 
 def memory_frame(text):
     """The frame stall_memory is graded with on this GPU, in KiB a thread:
     the corpus's 384 where it fits, else the largest multiple of 32 KiB
     that does; None where none fits; 384 where the fit is unknown."""
-    if memory_reserve_fits(text) is not False:
+    room = memory_room(text)
+    if room is None:
         return 384
-    for kib in range(352, 0, -32):
-        if memory_reserve_fits(text, kib):
+    for kib in range(384, 0, -32):
+        if memory_reserve_fits(text, kib, room):
             return kib
     return None
 

@@ -210,12 +210,17 @@ class Stopping(Exception):
     """The tool is stopping: no process or folder may be started."""
 
 
+def _refuse_if_stopping():
+    """Under _LIVE_LOCK: raises Stopping once stop_all() has run."""
+    if _LIVE["stopping"]:
+        raise Stopping("the grading tool is stopping")
+
+
 def start_group(*popen_args, **popen_kwargs):
     """subprocess.Popen in a process group of its own, recorded until
     end_group(proc.pid). Raises Stopping once stop_all() has run."""
     with _LIVE_LOCK:
-        if _LIVE["stopping"]:
-            raise Stopping("the grading tool is stopping")
+        _refuse_if_stopping()
         proc = subprocess.Popen(*popen_args, start_new_session=True,
                                 **popen_kwargs)
         _LIVE["groups"].add(proc.pid)
@@ -239,8 +244,7 @@ def end_group(pgid):
 def scratch_folder(prefix, parent=None):
     """tempfile.mkdtemp, recorded until remove_folder()."""
     with _LIVE_LOCK:
-        if _LIVE["stopping"]:
-            raise Stopping("the grading tool is stopping")
+        _refuse_if_stopping()
         path = tempfile.mkdtemp(prefix=prefix, dir=parent)
         _LIVE["folders"].add(path)
     return path
@@ -298,8 +302,7 @@ def _run_limited(cmd, cwd, env, log_path, time_limit, mem_limit, out_cap,
     bytes; CompilerUnavailable when cmd cannot be started."""
     timed_out = False
     with _LIVE_LOCK:
-        if _LIVE["stopping"]:
-            raise Stopping("the grading tool is stopping")
+        _refuse_if_stopping()
     with open(log_path, "wb") as log:
         try:
             proc = start_group(limited(cmd, out_cap, mem_limit, nice),
