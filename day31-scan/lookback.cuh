@@ -548,8 +548,8 @@ __device__ void pipeRounds(unsigned long long *state,
     }
 }
 
-template <class Tile, class Ops, class Policy, int SYNC, class Reduce,
-          class Finish, class Stash>
+template <class Tile, class Ops, class Policy, int SYNC, int PF = 0,
+          class Reduce, class Finish, class Stash>
 __device__ void lookbackPipelined(unsigned long long *state,
                                   PipeSlots<typename Ops::value_type> &sl,
                                   const int *in, size_t n, bool aligned,
@@ -585,6 +585,13 @@ __device__ void lookbackPipelined(unsigned long long *state,
         base = (size_t)tile * Tile::SIZE;
         vec = aligned && Tile::vectorOk(in, base, n);
         Tile::load(in, base, n, vec, x, pad);
+        /* PF > 0: the L2 prefetch of the tile taken PF rounds later, about
+         * (the grid's blocks take one tile each a round). */
+        if constexpr (PF > 0) {
+            const size_t ahead = (size_t)tile + (size_t)PF * gridDim.x;
+            prefetchL2<BLOCK>(in, ahead * Tile::SIZE,
+                              (ahead + 1) * Tile::SIZE, n, threadIdx.x);
+        }
         publish = true;
         return tile;
     };

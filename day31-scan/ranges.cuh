@@ -47,9 +47,9 @@ __host__ __device__ inline TileRange tileRange(size_t tiles, unsigned b,
 /* Runs body(tile, x) on the tiles of r in order (BACKWARD: last first),
  * x the thread's vectors of the tile (StripedTile::load, pad past n).
  * AHEAD: the next tile's loads are issued before body runs on this one,
- * at the cost of a second set of x's registers. No barrier between two
- * calls: body keeps its own shared memory safe. */
-template <class Tile, bool AHEAD, bool BACKWARD, class Body>
+ * at the cost of a second set of x's registers. PF: see prefetch, below.
+ * No barrier between two calls: body keeps its own shared memory safe. */
+template <class Tile, bool AHEAD, bool BACKWARD, int PF = 0, class Body>
 __device__ void rangeEachTile(const int *in, size_t n, TileRange r, int pad,
                               Body &body)
 {
@@ -58,27 +58,40 @@ __device__ void rangeEachTile(const int *in, size_t n, TileRange r, int pad,
     auto tileAt = [&](size_t k) {
         return BACKWARD ? r.end - 1 - k : r.first + k;
     };
-    auto load = [&](size_t tile, int4 (&x)[Tile::VECS]) {
-        const size_t base = tile * Tile::SIZE;
+    /* PF > 0: with the loads of the range's k-th tile, the L2 prefetch of
+     * its (k + PF)-th (with the first, of the 1st to the PF-th). */
+    auto prefetch = [&](size_t k) {
+        if (k < count)
+            prefetchL2<Tile::WARPS * 32>(in, tileAt(k) * Tile::SIZE,
+                                         (tileAt(k) + 1) * Tile::SIZE, n,
+                                         threadIdx.x);
+    };
+    auto load = [&](size_t k, int4 (&x)[Tile::VECS]) {
+        const size_t base = tileAt(k) * Tile::SIZE;
         Tile::load(in, base, n, Tile::vectorOk(in, base, n), x, pad);
+        if constexpr (PF > 0) {
+            if (k == 0)
+                for (size_t i = 1; i < (size_t)PF; ++i) prefetch(i);
+            prefetch(k + PF);
+        }
     };
     int4 a[Tile::VECS];
-    load(tileAt(0), a);
+    load(0, a);
     if constexpr (!AHEAD) {
         for (size_t k = 0;;) {
             body(tileAt(k), a);
             if (++k == count) return;
-            load(tileAt(k), a);
+            load(k, a);
         }
     } else {
         /* Unrolled twice, so that the two register sets swap roles
          * without a copy. */
         int4 b[Tile::VECS];
         for (size_t k = 0;; k += 2) {
-            if (k + 1 < count) load(tileAt(k + 1), b);
+            if (k + 1 < count) load(k + 1, b);
             body(tileAt(k), a);
             if (k + 1 == count) return;
-            if (k + 2 < count) load(tileAt(k + 2), a);
+            if (k + 2 < count) load(k + 2, a);
             body(tileAt(k + 1), b);
             if (k + 2 == count) return;
         }

@@ -88,8 +88,8 @@ __device__ inline unsigned ringWarpSum(unsigned v)
     return v;
 }
 
-template <class Tile, class Ops, class Policy, class StageSum, class Reduce,
-          class Finish, class Stash>
+template <class Tile, class Ops, class Policy, int PF = 0, class StageSum,
+          class Reduce, class Finish, class Stash>
 __device__ void ringPipelined(unsigned long long *state,
                               PipeSlots<typename Ops::value_type> &sl,
                               const int *in, size_t n, bool outAligned,
@@ -200,6 +200,14 @@ __device__ void ringPipelined(unsigned long long *state,
                             ringArrive(&fullBar[s]);
                         }
                     }
+                }
+                /* PF > 0: the L2 prefetch of the tile taken PF rounds
+                 * later, about (every block's loader takes one a round). */
+                if constexpr (PF > 0) {
+                    const size_t ahead = (size_t)tile + (size_t)PF * gridDim.x;
+                    if (tile < tiles)
+                        prefetchL2<32>(in, ahead * Tile::SIZE,
+                                       (ahead + 1) * Tile::SIZE, n, lane);
                 }
                 ended = tile >= tiles;
                 ++issued;

@@ -56,7 +56,7 @@
  * returns the aggregate; stash keeps x in the thread's own shared slots;
  * finish adds the tile's prefix and stores. The ring's loader sums each
  * stage that lands. */
-template <int BLOCK, int ITEMS, class Policy, int SYNC, bool RING>
+template <int BLOCK, int ITEMS, class Policy, int SYNC, bool RING, int PF>
 __device__ void scanTileLoop(const int *in, int *out, size_t n,
                              unsigned long long *state, int *total,
                              int inclusive, unsigned stallNs)
@@ -93,14 +93,14 @@ __device__ void scanTileLoop(const int *in, int *out, size_t n,
                        (unsigned)v[i].z + (unsigned)v[i].w;
             return (int)ringWarpSum(sum);
         };
-        ringPipelined<Tile, LookbackSum, Policy>(
+        ringPipelined<Tile, LookbackSum, Policy, PF>(
             state, slots, in, n, outAligned, 0, stallNs, total, stageSum,
             reduce, finish, stash);
 #else
         __trap();   /* never launched below sm_90 (ringStageBytes) */
 #endif
     } else {
-        lookbackPipelined<Tile, LookbackSum, Policy, SYNC>(
+        lookbackPipelined<Tile, LookbackSum, Policy, SYNC, PF>(
             state, slots, in, n, outAligned && (uintptr_t)in % 16 == 0, 0,
             stallNs, total, reduce, finish, stash);
     }
@@ -109,25 +109,26 @@ __device__ void scanTileLoop(const int *in, int *out, size_t n,
 /* The piped kernel: BLOCK tile threads and a walker warp (BLOCK + 32
  * threads a block). __launch_bounds__ MIN_BLOCKS 1 sets no occupancy
  * target, so ptxas gives the tile the registers it needs. */
-template <int BLOCK, int ITEMS, int MIN_BLOCKS, class Policy, int SYNC>
+template <int BLOCK, int ITEMS, int MIN_BLOCKS, class Policy, int SYNC,
+          int PF = 0>
 __global__ void __launch_bounds__(BLOCK + 32, MIN_BLOCKS)
 singlePassScanPiped(const int *in, int *out, size_t n,
                     unsigned long long *state, int *total, int inclusive,
                     unsigned stallNs)
 {
-    scanTileLoop<BLOCK, ITEMS, Policy, SYNC, false>(in, out, n, state, total,
-                                                    inclusive, stallNs);
+    scanTileLoop<BLOCK, ITEMS, Policy, SYNC, false, PF>(
+        in, out, n, state, total, inclusive, stallNs);
 }
 
 /* The ring's kernel: a loader warp more (BLOCK + 64 threads), the ring in
  * the dynamic shared memory, a resident grid (ring_pipeline.cuh). */
-template <int BLOCK, int ITEMS, class Policy>
+template <int BLOCK, int ITEMS, class Policy, int PF = 0>
 __global__ void __launch_bounds__(BLOCK + 64, 1)
 singlePassScanRing(const int *in, int *out, size_t n,
                    unsigned long long *state, int *total, int inclusive,
                    unsigned stallNs)
 {
-    scanTileLoop<BLOCK, ITEMS, Policy, PIPE_NAMED, true>(
+    scanTileLoop<BLOCK, ITEMS, Policy, PIPE_NAMED, true, PF>(
         in, out, n, state, total, inclusive, stallNs);
 }
 

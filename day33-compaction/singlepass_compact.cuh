@@ -64,7 +64,7 @@ __host__ __device__ constexpr size_t compactTiles(size_t n)
  * maintainers' variants instantiate others (with THREADS + 32 threads a
  * block and lookbackBytes of their own tile count). */
 template <class Keep, int THREADS = COMPACT_THREADS,
-          int ITEMS = COMPACT_ITEMS, int SYNC = PIPE_NAMED>
+          int ITEMS = COMPACT_ITEMS, int SYNC = PIPE_NAMED, int PF = 0>
 __global__ void __launch_bounds__(THREADS + 32, 1)
 compactPiped(const int *__restrict__ in, int *__restrict__ out, size_t n,
              unsigned long long *state, int *count, unsigned stallNs)
@@ -114,7 +114,7 @@ compactPiped(const int *__restrict__ in, int *__restrict__ out, size_t n,
                               (unsigned)kept, vecOut);
     };
     /* REJECT pads a partial tile: it is not kept. */
-    lookbackPipelined<Tile, LookbackSum, CompactPolicy, SYNC>(
+    lookbackPipelined<Tile, LookbackSum, CompactPolicy, SYNC, PF>(
         state, slots, in, n, true, Keep::REJECT, stallNs, count, reduce,
         finish, stash);
 }

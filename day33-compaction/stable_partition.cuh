@@ -106,7 +106,7 @@ __device__ void placePartitionTile(
  * tiles (tileRange over gridDim.x blocks), for every block b. Only reads:
  * n ints. */
 template <class Keep, int THREADS = PARTITION_THREADS,
-          int ITEMS = PARTITION_ITEMS, bool AHEAD = true>
+          int ITEMS = PARTITION_ITEMS, bool AHEAD = true, int PF = 0>
 __global__ void __launch_bounds__(THREADS)
 countRanges(const int *__restrict__ in, size_t n,
             unsigned long long *__restrict__ blockKept)
@@ -121,7 +121,7 @@ countRanges(const int *__restrict__ in, size_t n,
 #pragma unroll
         for (int j = 0; j < Tile::VECS; ++j) mine += v[j];
     };
-    rangeEachTile<Tile, AHEAD, false>(
+    rangeEachTile<Tile, AHEAD, false, PF>(
         in, n, tileRange(tiles, blockIdx.x, gridDim.x), Keep::REJECT, body);
     unsigned long long sum[1] = {mine};
     blockSums<THREADS>(sum);
@@ -133,7 +133,7 @@ countRanges(const int *__restrict__ in, size_t n,
  * of tiles; block 0 leaves E in *count. */
 template <class Keep, int THREADS = PARTITION_THREADS,
           int ITEMS = PARTITION_ITEMS, int MIN_BLOCKS = PARTITION_MIN_BLOCKS,
-          bool AHEAD = true, bool BACKWARD = true>
+          bool AHEAD = true, bool BACKWARD = true, int PF = 0>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 partitionRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
                 const unsigned long long *__restrict__ blockKept, int *count)
@@ -180,7 +180,7 @@ partitionRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
             kept + (base - keptBase), inTile, vecOut);
     };
     /* REJECT pads: not kept, so placed after every real element. */
-    rangeEachTile<Tile, AHEAD, BACKWARD>(
+    rangeEachTile<Tile, AHEAD, BACKWARD, PF>(
         in, n, tileRange(tiles, blockIdx.x, gridDim.x), Keep::REJECT, body);
 }
 

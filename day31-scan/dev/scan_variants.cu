@@ -116,10 +116,12 @@ typedef struct {
 } Config;
 
 #define PLAIN(T, I, M, P, A) singlePassScanPlain<T, I, M, P, A>, T, I, T, 0
-#define PIPED(T, I, SYNC) \
-    singlePassScanPiped<T, I, 1, LookbackRelaxed32, SYNC>, T, I, T + 32, 0
-#define RING(T, I, B) \
-    singlePassScanRing<T, I, LookbackRelaxed32>, T, I, T + 64, B
+#define PIPED(T, I, SYNC) PIPEDPF(T, I, SYNC, 0)
+#define PIPEDPF(T, I, SYNC, PF) \
+    singlePassScanPiped<T, I, 1, LookbackRelaxed32, SYNC, PF>, T, I, T + 32, 0
+#define RING(T, I, B) RINGPF(T, I, B, 0)
+#define RINGPF(T, I, B, PF) \
+    singlePassScanRing<T, I, LookbackRelaxed32, PF>, T, I, T + 64, B
 static const Config configs[] = {
     {SCAN_PASS_NAME " (production, sm_75/sm_80)", singlePassKernel,
      SCAN_PASS_THREADS, SCAN_PASS_ITEMS, SCAN_PASS_BLOCK, 0},
@@ -146,10 +148,24 @@ static const Config configs[] = {
     {"256 x 16 ring of bulk copies, 2 blocks an SM (production, sm_90)",
      RING(256, 16, 2)},
     {"256 x 16 ring of bulk copies, 3 blocks an SM", RING(256, 16, 3)},
+    {"256 x 24 piped, relaxed, window 32, L2 prefetch 1 round ahead",
+     PIPEDPF(256, 24, PIPE_NAMED, 1)},
+    {"256 x 24 piped, relaxed, window 32, L2 prefetch 2 rounds ahead",
+     PIPEDPF(256, 24, PIPE_NAMED, 2)},
+    {"256 x 32 piped, relaxed, window 32, L2 prefetch 1 round ahead",
+     PIPEDPF(256, 32, PIPE_NAMED, 1)},
+    {"256 x 16 ring of bulk copies, 2 blocks an SM, L2 prefetch 1 round "
+     "ahead",
+     RINGPF(256, 16, 2, 1)},
+    {"256 x 16 ring of bulk copies, 2 blocks an SM, L2 prefetch 2 rounds "
+     "ahead",
+     RINGPF(256, 16, 2, 2)},
 };
 #undef PLAIN
 #undef PIPED
+#undef PIPEDPF
 #undef RING
+#undef RINGPF
 #define CONFIGS ((int)(sizeof configs / sizeof configs[0]))
 #define AHEAD_CONFIG 5        /* the first on lookbackEachTileAhead */
 #define SMALLEST_TILE 4096    /* the most tiles any configuration makes */

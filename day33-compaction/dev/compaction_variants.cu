@@ -225,13 +225,16 @@ typedef struct {
     int threads, block, tile;   /* tile threads, threads a block, its ints */
 } Variant;
 
-#define PIPED(T, I, S) \
-    COMPACT, (const void *)compactPiped<NonZero, T, I, S>, NULL, T, T + 32, T * I
+#define PIPED(T, I, S) PIPEDPF(T, I, S, 0)
+#define PIPEDPF(T, I, S, PF)                                                \
+    COMPACT, (const void *)compactPiped<NonZero, T, I, S, PF>, NULL, T,     \
+        T + 32, T * I
 #define ONE(T, I, B, P, A, S) \
     COMPACT, (const void *)compactSinglePass<T, I, B, P, A, S>, NULL, T, T, T * I
-#define COUNTS(T, I, B, A, W)                                              \
-    RANGES, (const void *)partitionRanges<IsEven, T, I, B, A, W>,          \
-        (const void *)countRanges<IsEven, T, I, A>, T, T, T * I
+#define COUNTS(T, I, B, A, W) COUNTSPF(T, I, B, A, W, 0)
+#define COUNTSPF(T, I, B, A, W, PF)                                        \
+    RANGES, (const void *)partitionRanges<IsEven, T, I, B, A, W, PF>,      \
+        (const void *)countRanges<IsEven, T, I, A, PF>, T, T, T * I
 #define LOOK(T, I, P, A, S)                                                \
     LOOKBACK, (const void *)partitionStable<T, I, P, A, S>,                \
         (const void *)countEvens<T, I>, T, T, T * I
@@ -242,6 +245,15 @@ static const Variant variants[] = {
      PIPED(256, 24, PIPE_NAMED)},
     {"256 x 40 piped, relaxed, window 32, vector stores",
      PIPED(256, 40, PIPE_NAMED)},
+    {"256 x 32 piped, relaxed, window 32, vector stores, L2 prefetch 1 "
+     "round ahead",
+     PIPEDPF(256, 32, PIPE_NAMED, 1)},
+    {"256 x 32 piped, relaxed, window 32, vector stores, L2 prefetch 2 "
+     "rounds ahead",
+     PIPEDPF(256, 32, PIPE_NAMED, 2)},
+    {"256 x 40 piped, relaxed, window 32, vector stores, L2 prefetch 1 "
+     "round ahead",
+     PIPEDPF(256, 40, PIPE_NAMED, 1)},
     {"256 x 32 piped, mbarrier, relaxed, window 32, vector stores",
      PIPED(256, 32, PIPE_MBARRIER)},
     {"256 x 16, relaxed, window 32, vector stores",
@@ -263,6 +275,12 @@ static const Variant variants[] = {
     {"256 x 16 ahead, counts per block, backward, 4 blocks/SM",
      COUNTS(PARTITION_THREADS, PARTITION_ITEMS, PARTITION_MIN_BLOCKS, true,
             true)},
+    {"256 x 16 ahead, counts per block, backward, 4 blocks/SM, L2 "
+     "prefetch 2 tiles ahead",
+     COUNTSPF(256, 16, 4, true, true, 2)},
+    {"256 x 16 ahead, counts per block, backward, 4 blocks/SM, L2 "
+     "prefetch 4 tiles ahead",
+     COUNTSPF(256, 16, 4, true, true, 4)},
     {"256 x 16 ahead, counts per block, 4 blocks/SM",
      COUNTS(256, 16, 4, true, false)},
     {"256 x 16, counts per block, backward, 4 blocks/SM",
@@ -275,8 +293,10 @@ static const Variant variants[] = {
      LOOK(256, 16, LookbackRelaxed128, true, STORE_VECTORS)},
 };
 #undef PIPED
+#undef PIPEDPF
 #undef ONE
 #undef COUNTS
+#undef COUNTSPF
 #undef LOOK
 #define VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 

@@ -145,7 +145,7 @@ __device__ void placeSplitTile(
 /* Pass 1: counts[2 b], counts[2 b + 1] = the negatives and the zeros in
  * block b's range of tiles (tileRange over gridDim.x blocks), for every
  * block b. Only reads: n ints. */
-template <int THREADS, int ITEMS, bool AHEAD>
+template <int THREADS, int ITEMS, bool AHEAD, int PF = 0>
 __global__ void __launch_bounds__(THREADS)
 countSplitRanges(const int *__restrict__ in, size_t n,
                  unsigned long long *__restrict__ counts)
@@ -163,7 +163,7 @@ countSplitRanges(const int *__restrict__ in, size_t n,
         zero += packed >> 16;
     };
     /* 1 pads: positive, counted nowhere. */
-    rangeEachTile<Tile, AHEAD, false>(
+    rangeEachTile<Tile, AHEAD, false, PF>(
         in, n, tileRange(tiles, blockIdx.x, gridDim.x), 1, body);
     unsigned long long sums[2] = {neg, zero};
     blockSums<THREADS>(sums);
@@ -178,7 +178,7 @@ countSplitRanges(const int *__restrict__ in, size_t n,
  * of tiles, carrying the two counts from tile to tile. MIN_BLOCKS: the
  * blocks per SM __launch_bounds__ asks for. */
 template <int THREADS, int ITEMS, int MIN_BLOCKS, bool AHEAD, bool BACKWARD,
-          int STORE>
+          int STORE, int PF = 0>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 splitRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
             const unsigned long long *__restrict__ counts)
@@ -241,20 +241,21 @@ splitRanges(const int *__restrict__ in, int *__restrict__ out, size_t n,
     };
     /* 1 pads: positive, so staged after every real element, never
      * stored. */
-    rangeEachTile<Tile, AHEAD, BACKWARD>(
+    rangeEachTile<Tile, AHEAD, BACKWARD, PF>(
         in, n, tileRange(tiles, blockIdx.x, gridDim.x), 1, body);
 }
 
 /* A configuration of the two passes: the tile's shape and the knobs
  * above, as dev/split3_variants.cu names them. */
 template <int THREADS_, int ITEMS_, int MIN_BLOCKS_, bool AHEAD_,
-          bool BACKWARD_, int STORE_>
+          bool BACKWARD_, int STORE_, int PF_ = 0>
 struct Split3Config {
     static constexpr int THREADS = THREADS_, ITEMS = ITEMS_;
     static constexpr int TILE = THREADS_ * ITEMS_;
-    static constexpr auto count = countSplitRanges<THREADS_, ITEMS_, AHEAD_>;
-    static constexpr auto place =
-        splitRanges<THREADS_, ITEMS_, MIN_BLOCKS_, AHEAD_, BACKWARD_, STORE_>;
+    static constexpr auto count =
+        countSplitRanges<THREADS_, ITEMS_, AHEAD_, PF_>;
+    static constexpr auto place = splitRanges<THREADS_, ITEMS_, MIN_BLOCKS_,
+                                              AHEAD_, BACKWARD_, STORE_, PF_>;
 };
 
 /* The production configuration, and its name as the tables print it. */

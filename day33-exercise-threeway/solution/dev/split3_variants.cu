@@ -166,6 +166,16 @@ static Variant variants[] = {
     {"512 x 16 ahead, counts per block, backward, 2 blocks/SM",
      countSplitRanges<512, 16, true>,
      splitRanges<512, 16, 2, true, true, STORE_STAGED>, NULL, 512, 8192, 0},
+    {"256 x 16 ahead, counts per block, backward, 4 blocks/SM, vector "
+     "stores, L2 prefetch 2 tiles ahead",
+     countSplitRanges<256, 16, true, 2>,
+     splitRanges<256, 16, 4, true, true, STORE_VECTORS, 2>, NULL, 256, 4096,
+     0},
+    {"256 x 16 ahead, counts per block, backward, 4 blocks/SM, vector "
+     "stores, L2 prefetch 4 tiles ahead",
+     countSplitRanges<256, 16, true, 4>,
+     splitRanges<256, 16, 4, true, true, STORE_VECTORS, 4>, NULL, 256, 4096,
+     0},
     {"256 x 16, look-back, acq-rel, window 32, 4 blocks/SM", NULL, NULL,
      splitOnePass<256, 16, 4, LookbackAcqRel32, false>, 256, 4096, 0},
 };
