@@ -297,5 +297,4 @@ inline void singlePassScan(const SinglePassPlan *p, const int *in, int *out,
             in, out, p->n, p->state, total, inclusive, p->stallNs);
     HX_CHECK_LAUNCH("singlePassScan");
 }
-
 #endif
