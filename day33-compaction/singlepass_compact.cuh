@@ -60,9 +60,10 @@ __host__ __device__ constexpr size_t compactTiles(size_t n)
            (COMPACT_THREADS * COMPACT_ITEMS);
 }
 
-/* THREADS, ITEMS and SYNC have the production values by default; the
- * maintainers' variants instantiate others (with THREADS + 32 threads a
- * block and lookbackBytes of their own tile count). */
+/* THREADS, ITEMS, SYNC and PF (lookbackPipelined's L2 prefetch, off)
+ * have the production values by default; the maintainers' variants
+ * instantiate others (with THREADS + 32 threads a block and lookbackBytes
+ * of their own tile count). */
 template <class Keep, int THREADS = COMPACT_THREADS,
           int ITEMS = COMPACT_ITEMS, int SYNC = PIPE_NAMED, int PF = 0>
 __global__ void __launch_bounds__(THREADS + 32, 1)

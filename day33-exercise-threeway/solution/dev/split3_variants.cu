@@ -137,8 +137,11 @@ typedef void (*LookbackKernel)(const int *, int *, size_t,
  * in flight; "backward": each block walks its range from its end; the
  * look-back's atomics and window; blocks per SM from __launch_bounds__
  * (none named: no minimum); "vector stores": STORE_VECTORS, else
- * STORE_STAGED (one int per thread per store). Counts per block: count and
- * place; look-back: lookback (after countSigns). */
+ * STORE_STAGED (one int per thread per store); "L2 prefetch N tiles
+ * ahead": with each tile's loads, both passes prefetch (prefetchL2) the
+ * tile N further in the block's range (their PF; day 31's NOTES.md, "An
+ * L2 prefetch a round ahead"). Counts per block: count and place;
+ * look-back: lookback (after countSigns). */
 typedef struct {
     const char *name;
     CountKernel count;
