@@ -587,11 +587,9 @@ __device__ void lookbackPipelined(unsigned long long *state,
         Tile::load(in, base, n, vec, x, pad);
         /* PF > 0: the L2 prefetch of the tile taken PF rounds later, about
          * (the grid's blocks take one tile each a round). */
-        if constexpr (PF > 0) {
-            const size_t ahead = (size_t)tile + (size_t)PF * gridDim.x;
-            prefetchL2<BLOCK>(in, ahead * Tile::SIZE,
-                              (ahead + 1) * Tile::SIZE, n, threadIdx.x);
-        }
+        if constexpr (PF > 0)
+            prefetchTileL2<Tile::SIZE, BLOCK>(
+                in, (size_t)tile + (size_t)PF * gridDim.x, n, threadIdx.x);
         publish = true;
         return tile;
     };

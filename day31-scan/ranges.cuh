@@ -62,9 +62,8 @@ __device__ void rangeEachTile(const int *in, size_t n, TileRange r, int pad,
      * its (k + PF)-th (with the first, of the 1st to the PF-th). */
     auto prefetch = [&](size_t k) {
         if (k < count)
-            prefetchL2<Tile::WARPS * 32>(in, tileAt(k) * Tile::SIZE,
-                                         (tileAt(k) + 1) * Tile::SIZE, n,
-                                         threadIdx.x);
+            prefetchTileL2<Tile::SIZE, Tile::WARPS * 32>(in, tileAt(k), n,
+                                                         threadIdx.x);
     };
     auto load = [&](size_t k, int4 (&x)[Tile::VECS]) {
         const size_t base = tileAt(k) * Tile::SIZE;

@@ -203,12 +203,11 @@ __device__ void ringPipelined(unsigned long long *state,
                 }
                 /* PF > 0: the L2 prefetch of the tile taken PF rounds
                  * later, about (every block's loader takes one a round). */
-                if constexpr (PF > 0) {
-                    const size_t ahead = (size_t)tile + (size_t)PF * gridDim.x;
+                if constexpr (PF > 0)
                     if (tile < tiles)
-                        prefetchL2<32>(in, ahead * Tile::SIZE,
-                                       (ahead + 1) * Tile::SIZE, n, lane);
-                }
+                        prefetchTileL2<Tile::SIZE, 32>(
+                            in, (size_t)tile + (size_t)PF * gridDim.x, n,
+                            lane);
                 ended = tile >= tiles;
                 ++issued;
                 continue;

@@ -226,26 +226,29 @@ template <int BLOCK, int ITEMS> struct StripedTile {
 };
 
 /* A hint to the L2, with no result: prefetch the 128-byte lines that hold
- * the ints [first, end) of in (end clipped to n), spread over BLOCK
- * threads (thread t issues lines t, t + BLOCK, ...). Nothing is held in a
- * register and nothing waits: a load that later reads these ints finds
- * them in the L2 instead of device memory. Every address issued lies
- * inside [first, end), so a tool that checks addresses sees only valid
- * ones. Used, where a kernel asks for it (its PF parameter), to fetch the
- * tile it will load a round or a few tiles later. */
-template <int BLOCK>
-__device__ inline void prefetchL2(const int *in, size_t first, size_t end,
-                                  size_t n, unsigned t)
+ * tile `tile` of in (its SIZE ints from tile * SIZE, clipped to n; none
+ * past n), spread over THREADS threads (thread t issues lines t,
+ * t + THREADS, ...). Nothing is held in a register and nothing waits: a
+ * load that later reads these ints finds them in the L2 instead of device
+ * memory. Every address issued lies inside the tile and below n, so a
+ * tool that checks addresses sees only valid ones. Used, where a kernel
+ * asks for it (its PF parameter), to fetch the tile it will load a round
+ * or a few tiles later. */
+template <int SIZE, int THREADS>
+__device__ inline void prefetchTileL2(const int *in, size_t tile, size_t n,
+                                      unsigned t)
 {
-    if (end > n) end = n;
-    if (first >= end) return;
+    const size_t first = tile * SIZE;
+    if (first >= n) return;
+    const size_t end = n - first < (size_t)SIZE ? n : first + SIZE;
     const uintptr_t lo = (uintptr_t)(in + first);
     const uintptr_t hi = (uintptr_t)(in + end);
     const uintptr_t line0 = lo & ~(uintptr_t)127;
     const size_t lines = (hi - 1 - line0) / 128 + 1;
-    for (size_t i = t; i < lines; i += BLOCK) {
+    for (size_t i = t; i < lines; i += THREADS) {
         const void *a = (const void *)(i ? line0 + i * 128 : lo);
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(a)));
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(
+            __cvta_generic_to_global(a)));
     }
 }
 

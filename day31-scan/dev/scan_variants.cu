@@ -106,7 +106,7 @@ singlePassScanPlain(const int *in, int *out, size_t n,
  * ns, then 256, ... up to 1 us; "piped": singlePassScanPiped, the walk in
  * a warp of its own (named barrier 1 among the tile's warps, or, with
  * "mbarrier", a cuda::barrier); "L2 prefetch N rounds ahead": with each
- * tile's loads, prefetchL2 (tile.cuh) of the tile taken N rounds later
+ * tile's loads, prefetchTileL2 (tile.cuh) of the tile taken N rounds later
  * (the kernels' PF; NOTES.md, "An L2 prefetch a round ahead"). */
 typedef struct {
     const char *name;

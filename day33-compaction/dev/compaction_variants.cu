@@ -212,7 +212,7 @@ partitionStable(const int *__restrict__ in, int *__restrict__ out, size_t n,
  * "staged": one int per thread per store, "direct": each thread its own
  * survivors); for the partition, the scheme ("counts per block", its
  * ranges walked forward or "backward"; or "look-back"); "L2 prefetch":
- * with each tile's loads, prefetchL2 of the tile taken N rounds later
+ * with each tile's loads, prefetchTileL2 of the tile taken N rounds later
  * (piped) or N tiles further in the block's range (counts per block), the
  * kernels' PF (../day31-scan/NOTES.md, "An L2 prefetch a round ahead").
  * "(untuned)" marks

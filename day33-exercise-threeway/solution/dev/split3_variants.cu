@@ -138,7 +138,7 @@ typedef void (*LookbackKernel)(const int *, int *, size_t,
  * look-back's atomics and window; blocks per SM from __launch_bounds__
  * (none named: no minimum); "vector stores": STORE_VECTORS, else
  * STORE_STAGED (one int per thread per store); "L2 prefetch N tiles
- * ahead": with each tile's loads, both passes prefetch (prefetchL2) the
+ * ahead": with each tile's loads, both passes prefetch (prefetchTileL2) the
  * tile N further in the block's range (their PF; day 31's NOTES.md, "An
  * L2 prefetch a round ahead"). Counts per block: count and place;
  * look-back: lookback (after countSigns). */
