@@ -216,8 +216,8 @@ partitionStable(const int *__restrict__ in, int *__restrict__ out, size_t n,
  * (piped) or N tiles further in the block's range (counts per block), the
  * kernels' PF (../day31-scan/NOTES.md, "An L2 prefetch a round ahead").
  * "(untuned)" marks the configuration before any tuning. The first of each
- * scheme's list is the production one. Every tile holds LAB_TILE ints or more: lab.h sizes
- * the single-pass state for that. */
+ * scheme's list is the production one. Every tile holds LAB_TILE ints or
+ * more: lab.h sizes the single-pass state for that. */
 enum { COMPACT, RANGES, LOOKBACK };
 
 typedef struct {
