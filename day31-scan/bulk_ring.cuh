@@ -96,20 +96,25 @@ __device__ inline void ringBulkLoad(void *dst, const void *src,
 }
 #endif
 
-/* Host: the dynamic shared memory of a ring kernel on dev, perSm blocks
- * an SM, stages of tileBytes: as many stages as a block's share of the
- * SM's shared memory holds beside the kernel's static shared memory (at
- * most RING_MAX_STAGES), in bytes. 0 where the ring cannot run: a GPU
- * older than sm_90, a kernel compiled for an older architecture (a
- * compute_75 or compute_80 build: its body traps), or fewer than two
- * stages. Sets the kernel's dynamic shared memory attribute to it. */
-inline size_t ringStageBytes(const hx_device *dev, const void *kernel,
-                             size_t tileBytes, unsigned perSm)
+/* Host: the dynamic shared memory of the ring kernels kernels[0..count)
+ * (one ring built a few ways) on dev, perSm blocks an SM, stages of
+ * tileBytes: as many stages as a block's share of the SM's shared memory
+ * holds beside the largest static shared memory of them (at most
+ * RING_MAX_STAGES), in bytes. 0 where the ring cannot run: a GPU older
+ * than sm_90, a kernel compiled for an older architecture (a compute_75
+ * or compute_80 build: its body traps), or fewer than two stages. Sets
+ * each kernel's dynamic shared memory attribute to it. */
+inline size_t ringStageBytes(const hx_device *dev, const void *const *kernels,
+                             int count, size_t tileBytes, unsigned perSm)
 {
     if (dev->major < 9 || perSm == 0) return 0;
-    cudaFuncAttributes fa;
-    HX_CHECK(cudaFuncGetAttributes(&fa, kernel));
-    if (fa.ptxVersion < 90) return 0;
+    size_t statics = 0;
+    for (int i = 0; i < count; ++i) {
+        cudaFuncAttributes fa;
+        HX_CHECK(cudaFuncGetAttributes(&fa, kernels[i]));
+        if (fa.ptxVersion < 90) return 0;
+        if (fa.sharedSizeBytes > statics) statics = fa.sharedSizeBytes;
+    }
     int optin = 0, smemPerSm = 0;
     HX_CHECK(cudaDeviceGetAttribute(
         &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev->id));
@@ -118,26 +123,31 @@ inline size_t ringStageBytes(const hx_device *dev, const void *kernel,
     size_t share = (size_t)smemPerSm / perSm;
     share = share > 1024 ? share - 1024 : 0;   /* each block's reserve */
     if (share > (size_t)optin) share = (size_t)optin;
-    if (share < fa.sharedSizeBytes + 2 * tileBytes) return 0;
-    size_t stages = (share - fa.sharedSizeBytes) / tileBytes;
+    if (share < statics + 2 * tileBytes) return 0;
+    size_t stages = (share - statics) / tileBytes;
     if (stages > RING_MAX_STAGES) stages = RING_MAX_STAGES;
-    HX_CHECK(cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-        (int)(stages * tileBytes)));
+    for (int i = 0; i < count; ++i)
+        HX_CHECK(cudaFuncSetAttribute(
+            kernels[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int)(stages * tileBytes)));
     return stages * tileBytes;
 }
 
-/* Host: the blocks of a ring kernel of block threads and smem bytes of
+/* Host: the blocks of ring kernels of block threads and smem bytes of
  * stages (ringStageBytes, for perSm blocks an SM) that run at once on
- * dev: as many an SM as the ring was sized for, no more (its stages are
- * the loads in flight). */
-inline unsigned ringResident(const hx_device *dev, const void *kernel,
-                             unsigned block, size_t smem, unsigned perSm)
+ * dev, the fewest of any of them: as many an SM as the ring was sized
+ * for, no more (its stages are the loads in flight). */
+inline unsigned ringResident(const hx_device *dev, const void *const *kernels,
+                             int count, unsigned block, size_t smem,
+                             unsigned perSm)
 {
     if (!smem) return 0;
-    const unsigned r = hx_resident_blocks(dev, kernel, block, smem);
-    const unsigned most = perSm * (unsigned)dev->sms;
-    return r < most ? r : most;
+    unsigned most = perSm * (unsigned)dev->sms;
+    for (int i = 0; i < count; ++i) {
+        const unsigned r = hx_resident_blocks(dev, kernels[i], block, smem);
+        most = r < most ? r : most;
+    }
+    return most;
 }
 
 #endif

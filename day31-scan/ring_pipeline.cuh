@@ -88,6 +88,17 @@ __device__ inline unsigned ringWarpSum(unsigned v)
     return v;
 }
 
+/* A landed stage's sum, v[0..vecs) as ints wrapping as int adds do, in
+ * every lane of the loader warp (a StageSum, below, for a scan). */
+__device__ inline int ringStageIntSum(const int4 *v, unsigned vecs)
+{
+    unsigned sum = 0;
+    for (unsigned i = threadIdx.x % 32; i < vecs; i += 32)
+        sum += (unsigned)v[i].x + (unsigned)v[i].y + (unsigned)v[i].z +
+               (unsigned)v[i].w;
+    return (int)ringWarpSum(sum);
+}
+
 template <class Tile, class Ops, class Policy, int PF = 0, class StageSum,
           class Reduce, class Finish, class Stash>
 __device__ void ringPipelined(unsigned long long *state,

@@ -188,6 +188,7 @@ static void runScan(void *ctx)
             L.pass[s->flags & PIPED ? 1 : s->flags & RING ? 2 : 0];
         p.grid = small ? 3 : p.grid;
         p.stallNs = s->flags & STALL ? 4000 : 0;
+        p.prefetch = s->flags & OTHER_PF ? !p.prefetch : p.prefetch;
         const int *in = s->flags & IN_PLACE ? B.output.data
                         : s->flags & SHIFTED ? L.shifted : B.input;
         singlePassScan(&p, in, B.output.data, B.total, incl, 0);
@@ -282,7 +283,7 @@ void labClose(void)
 
 const char *labShape(char *buf, size_t len)
 {
-    char pass[96];
+    char pass[112];
     snprintf(buf, len, "%d levels of tiles of %d; %s", L.plan.levels,
              SCAN_TILE, singlePassShape(&L.pass[0], pass, sizeof pass));
     return buf;
@@ -322,10 +323,9 @@ static int timeTable(const hx_opts *o)
                                        NULL);
     if (n == (size_t)-1) return HX_EXIT_NOMEM;
     labOpenRandom(n, o->seed);
-    char shape[160];
-    printf("input: uniform in [0, %d], seed %llu; %s (%s)\n", randomHigh(n),
-           (unsigned long long)o->seed, labShape(shape, sizeof shape),
-           singlePassPathName(&L.pass[0]));
+    char shape[224];
+    printf("input: uniform in [0, %d], seed %llu; %s\n", randomHigh(n),
+           (unsigned long long)o->seed, labShape(shape, sizeof shape));
     hx_row rows[TIMED + 1];   /* + your_turn.cu's row, once it is filled */
     const int rc = hx_bench_measure(&B, rows, yourTurnRows(rows, timed, TIMED),
                                     0);

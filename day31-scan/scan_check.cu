@@ -123,6 +123,15 @@ static const Scan checked[] = {
      NULL, SHIFTED | PIPED},
     {"singlePassScan inclusive, stalled look-back [piped]", PASS, NULL,
      INCL | STALL | PIPED},
+    /* The ring with its L2 prefetch the other way (where it runs). */
+    {"singlePassScan exclusive [ring, other prefetch]", PASS, NULL,
+     RING | OTHER_PF},
+    {"singlePassScan inclusive, in place, 3 blocks [ring, other prefetch]",
+     PASS, NULL, INCL | IN_PLACE | SMALL | RING | OTHER_PF},
+    {"singlePassScan exclusive, input misaligned [ring, other prefetch]",
+     PASS, NULL, SHIFTED | RING | OTHER_PF},
+    {"singlePassScan inclusive, stalled look-back [ring, other prefetch]",
+     PASS, NULL, INCL | STALL | RING | OTHER_PF},
 };
 static const size_t CHECKED = sizeof checked / sizeof checked[0];
 
@@ -320,8 +329,9 @@ static int checkTheChecks(uint64_t seed)
     labOpenRandom(n, seed);
     printf("the checks, given planted errors at n = %zu:\n", n);
     int rc = HX_EXIT_OK;
-    /* single pass, course, CUB; the piped loop where the ring runs */
-    for (size_t j : {11, 12, 2, 10, 18}) {
+    /* single pass, course, CUB; the piped loop and the ring the other
+     * prefetch way, where the ring runs */
+    for (size_t j : {11, 12, 2, 10, 18, 25}) {
         if (!rowRuns(&checked[j])) continue;
         const hx_row r = rowOf(&checked[j]);
         if (hx_bench_check_the_check(&B, &r) != HX_EXIT_OK) rc = HX_EXIT_FAIL;

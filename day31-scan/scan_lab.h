@@ -23,8 +23,9 @@ enum {
     STALL = 32,      /* single pass: the look-back's debug stalls */
     QUARTER = 64,    /* WITH: the tile kernel runs SCAN_TILE / 4 threads */
     PIPED = 128,     /* single pass: the piped loop, and */
-    RING = 256       /* the ring, whatever the production plan takes at n
+    RING = 256,      /* the ring, whatever the production plan takes at n
                         (rowRuns: only where the ring runs on the GPU) */
+    OTHER_PF = 512   /* single pass: the plan's L2 prefetch the other way */
 };
 
 typedef struct {

@@ -52,10 +52,8 @@
 
 /* The tile work of both kernels, BLOCK tile threads of ITEMS ints (RING:
  * ring_pipeline.cuh's rounds, else lookbackPipelined's). reduce scans the
- * tile in place (x becomes each element's prefix within the tile) and
- * returns the aggregate; stash keeps x in the thread's own shared slots;
- * finish adds the tile's prefix and stores. The ring's loader sums each
- * stage that lands. */
+ * tile in place and returns its aggregate; stash keeps x in the thread's
+ * own shared slots; finish adds the tile's prefix and stores. */
 template <int BLOCK, int ITEMS, class Policy, int SYNC, bool RING, int PF>
 __device__ void scanTileLoop(const int *in, int *out, size_t n,
                              unsigned long long *state, int *total,
@@ -85,17 +83,9 @@ __device__ void scanTileLoop(const int *in, int *out, size_t n,
     /* 0 pads a partial tile: it adds nothing, and is never stored. */
     if constexpr (RING) {
 #ifdef RING_SM90
-        /* A landed stage's sum, wrapping as int adds do. */
-        auto stageSum = [](const int4 *v, unsigned vecs) {
-            unsigned sum = 0;
-            for (unsigned i = threadIdx.x % 32; i < vecs; i += 32)
-                sum += (unsigned)v[i].x + (unsigned)v[i].y +
-                       (unsigned)v[i].z + (unsigned)v[i].w;
-            return (int)ringWarpSum(sum);
-        };
         ringPipelined<Tile, LookbackSum, Policy, PF>(
-            state, slots, in, n, outAligned, 0, stallNs, total, stageSum,
-            reduce, finish, stash);
+            state, slots, in, n, outAligned, 0, stallNs, total,
+            ringStageIntSum, reduce, finish, stash);
 #else
         __trap();   /* never launched below sm_90 (ringStageBytes) */
 #endif
@@ -137,9 +127,14 @@ singlePassScanRing(const int *in, int *out, size_t n,
  *   loaded by bulk copies into a ring of stages, 2 blocks an SM, the
  *   stages sized from the SM's shared memory (singlePassRingSmem). Chosen
  *   where the kernel was compiled for sm_90 or newer, the GPU is one, at
- *   least two stages fit, and n is at least SCAN_RING_MIN_N.
+ *   least two stages fit, and n is at least SCAN_RING_MIN_N. With each
+ *   tile's copy the loader asks the L2 for the tile taken a round later
+ *   (ringPipelined's PF 1) where a round's tiles (grid x tile ints) fit in
+ *   a quarter of the L2, so that its lines are still there when read (the
+ *   plan's prefetch; the self-check runs the ring both ways).
  * - The piped loop (above): tiles of 256 x 24 ints, everywhere else (the
- *   T4's sm_75, the A100's sm_80, a PTX build for them, n below that).
+ *   T4's sm_75, the A100's sm_80, a PTX build for them, n below that);
+ *   no L2 prefetch (there it lost).
  * Both read the look-back window of 32 tiles with relaxed atomics
  * (lookback.cuh). NOTES.md has the measurements that chose them;
  * dev/scan_variants.cu (make dev) times them against the others. */
@@ -161,25 +156,28 @@ typedef enum { SINGLE_PASS_PIPED, SINGLE_PASS_RING } SinglePassPath;
  * the self-check sets to 1 to check the ring at every size. */
 #define SCAN_RING_MIN_N ((size_t)1 << 25)
 static size_t singlePassRingMinN = SCAN_RING_MIN_N;
-#define SCAN_RING_NAME "256 x 16 ring of bulk copies, 2 blocks an SM"
 
 typedef void (*SinglePassKernel)(const int *, int *, size_t,
                                  unsigned long long *, int *, int,
                                  unsigned);
 
-/* The two production kernels. */
+/* The production kernels: the piped loop; the ring without and with the
+ * L2 prefetch. */
 static const SinglePassKernel singlePassKernel =
     singlePassScanPiped<SCAN_PASS_THREADS, SCAN_PASS_ITEMS, 1,
                         LookbackRelaxed32, PIPE_NAMED>;
-static const SinglePassKernel singlePassRingKernel =
-    singlePassScanRing<SCAN_RING_THREADS, SCAN_RING_ITEMS,
-                       LookbackRelaxed32>;
+static const SinglePassKernel singlePassRingKernels[2] = {
+    singlePassScanRing<SCAN_RING_THREADS, SCAN_RING_ITEMS, LookbackRelaxed32>,
+    singlePassScanRing<SCAN_RING_THREADS, SCAN_RING_ITEMS, LookbackRelaxed32,
+                       1>};
+static const void *const singlePassRings[2] = {
+    (const void *)singlePassRingKernels[0],
+    (const void *)singlePassRingKernels[1]};
 
-/* The ring's stages on dev (bulk_ring.cuh's ringStageBytes), in bytes; 0
- * where the ring cannot run there. */
+/* The ring's stages on dev in bytes (0: the ring cannot run there). */
 inline size_t singlePassRingSmem(const hx_device *dev)
 {
-    return ringStageBytes(dev, (const void *)singlePassRingKernel,
+    return ringStageBytes(dev, singlePassRings, 2,
                           SCAN_RING_TILE * sizeof(int), SCAN_RING_PER_SM);
 }
 
@@ -192,9 +190,9 @@ typedef struct {
     unsigned long long *state;   /* lookbackBytes(tiles) */
     size_t smem;                 /* the ring's stages, bytes (else 0) */
     unsigned grid;               /* blocks: as many as run at once, at
-                                    most one a tile (any from 1: a check
-                                    may set 3) */
+                                    most one a tile (a check may set 3) */
     unsigned stallNs;            /* the debug stalls; 0 when timed */
+    int prefetch;                /* the ring's L2 prefetch, 0 or 1 */
 } SinglePassPlan;
 
 /* Device bytes a plan for n ints allocates (either path). */
@@ -221,9 +219,8 @@ inline unsigned singlePassResident(const hx_device *dev, SinglePassPath path,
                                   SCAN_PASS_BLOCK, 0);
     }
     *tile = SCAN_RING_TILE;
-    return ringResident(dev, (const void *)singlePassRingKernel,
-                        SCAN_RING_BLOCK, singlePassRingSmem(dev),
-                        SCAN_RING_PER_SM);
+    return ringResident(dev, singlePassRings, 2, SCAN_RING_BLOCK,
+                        singlePassRingSmem(dev), SCAN_RING_PER_SM);
 }
 
 /* A plan for n on the given path; 0 (and no plan) where the ring cannot
@@ -241,6 +238,8 @@ inline int singlePassPlanCreateOn(SinglePassPlan *p, const hx_device *dev,
     HX_CHECK(cudaMalloc(&p->state, lookbackBytes(p->tiles)));
     p->grid = p->tiles < resident ? (unsigned)(p->tiles ? p->tiles : 1)
                                   : resident;
+    const size_t round = (size_t)p->grid * p->tile * sizeof(int);
+    p->prefetch = path == SINGLE_PASS_RING && round <= dev->l2_bytes / 4;
     return 1;
 }
 
@@ -256,18 +255,14 @@ inline void singlePassPlanDestroy(SinglePassPlan *p)
     memset(p, 0, sizeof *p);
 }
 
-/* The plan's path in words, e.g. for a table's heading; its shape. */
-inline const char *singlePassPathName(const SinglePassPlan *p)
-{
-    return p->path == SINGLE_PASS_RING ? SCAN_RING_NAME : SCAN_PASS_NAME;
-}
-
+/* The plan in words, e.g. for a table's heading: its path and shape. */
 inline const char *singlePassShape(const SinglePassPlan *p, char *buf,
                                    size_t len)
 {
     const int ring = p->path == SINGLE_PASS_RING;
-    snprintf(buf, len, "%s: %zu tiles of %zu, %u blocks, %zu stages",
-             ring ? "ring" : "piped", p->tiles, p->tile, p->grid,
+    snprintf(buf, len, "%s%s: %zu tiles of %zu, %u blocks, %zu stages",
+             ring ? "ring" : "piped", p->prefetch ? ", L2 prefetch" : "",
+             p->tiles, p->tile, p->grid,
              ring ? p->smem / (p->tile * sizeof(int)) : (size_t)0);
     return buf;
 }
@@ -290,7 +285,8 @@ inline void singlePassScan(const SinglePassPlan *p, const int *in, int *out,
     }
     HX_CHECK(cudaMemsetAsync(p->state, 0, lookbackBytes(p->tiles), stream));
     if (p->path == SINGLE_PASS_RING)
-        singlePassRingKernel<<<p->grid, SCAN_RING_BLOCK, p->smem, stream>>>(
+        singlePassRingKernels[p->prefetch ? 1 : 0]<<<p->grid, SCAN_RING_BLOCK,
+                                                     p->smem, stream>>>(
             in, out, p->n, p->state, total, inclusive, p->stallNs);
     else
         singlePassKernel<<<p->grid, SCAN_PASS_BLOCK, 0, stream>>>(

@@ -229,16 +229,22 @@ static void runAtomic(void *)
     HX_CHECK_LAUNCH("compactAtomic");
 }
 
-/* Blocks of each production kernel the GPU holds at once: their grids. */
+/* Blocks of each production kernel the GPU holds at once: their grids;
+ * whether the single pass prefetches into the L2 on this GPU. */
 static unsigned fitCompact, fitPartition;
+static int prefetch;
 
-/* ctx non-NULL: with the look-back's debug stalls (self-check only). */
-static void runSinglePass(void *stalled)
+/* ctx: NULL, or the self-check's STALLED (the look-back's debug stalls)
+ * or FLIPPED (the L2 prefetch the other way). */
+static const int STALLED = 1, FLIPPED = 2;
+static void runSinglePass(void *mode)
 {
+    const int m = mode ? *(const int *)mode : 0;
     HX_CHECK(compactPipedRun<NonZero>(L.in, L.out.data, L.n, L.state,
                                       L.counts + C_SINGLE,
                                       L.passGrid ? L.passGrid : fitCompact,
-                                      stalled ? LAB_STALL_NS : 0, 0));
+                                      prefetch ^ (m == FLIPPED),
+                                      m == STALLED ? LAB_STALL_NS : 0, 0));
 }
 
 static void runStable(void *)
@@ -366,16 +372,18 @@ static int mapRows(hx_row *r)
 }
 
 /* The self-check's: the main table's, and the single pass with the
- * look-back's debug stalls, which force waits and walks past a window. */
+ * look-back's debug stalls, which force waits and walks past a window,
+ * and with its L2 prefetch the other way. */
 static int checkedRows(hx_row *r)
 {
-    static const unsigned stalled = LAB_STALL_NS;
     const int k = mainRows(r);
-    r[k] = r[6];
+    r[k] = r[k + 1] = r[6];
     r[k].name = "single-pass compaction, stalled";
-    r[k].ctx = (void *)&stalled;
-    r[k].note = NULL;
-    return k + 1;
+    r[k].ctx = (void *)&STALLED;
+    r[k + 1].name = "single-pass compaction, the other L2 prefetch";
+    r[k + 1].ctx = (void *)&FLIPPED;
+    r[k].note = r[k + 1].note = NULL;
+    return k + 2;
 }
 
 /* ---- The default run: where the time goes ------------------------------- */
@@ -436,9 +444,10 @@ static int runLesson(const hx_opts *o)
     labResize(n);
     printf("seed %llu; %u blocks of %u threads for every element-wise "
            "kernel, as many as fit at once for the production ones (%u of "
-           "%d, %u of %d); the scan %d launches\n", (unsigned long long)o->seed,
-           L.grid, LAB_BLOCK, fitCompact, COMPACT_BLOCK, fitPartition,
-           PARTITION_THREADS, scanLaunches(&L.plan));
+           "%d, %u of %d); the scan %d launches; the single pass's L2 "
+           "prefetch %s\n", (unsigned long long)o->seed, L.grid, LAB_BLOCK,
+           fitCompact, COMPACT_BLOCK, fitPartition, PARTITION_THREADS,
+           scanLaunches(&L.plan), prefetch ? "on" : "off");
     labInputs(o->keep, -1, o->seed);
     snprintf(title, sizeof title, "where the time goes at survival %.2f",
              o->keep);
@@ -494,6 +503,7 @@ int main(int argc, char **argv)
     labBegin(&dev, &o, "day33-compaction");
     fitCompact = hx_resident_blocks(&dev, (const void *)compactPiped<NonZero>,
                                     COMPACT_BLOCK, 0);
+    prefetch = compactPrefetchFor(dev.l2_bytes, fitCompact);
     fitPartition = hx_resident_blocks(
         &dev, (const void *)partitionRanges<IsEven>, PARTITION_THREADS, 0);
     /* The self-check's sizes, besides the bench's: a partition tile and

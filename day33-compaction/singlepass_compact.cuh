@@ -60,8 +60,8 @@ __host__ __device__ constexpr size_t compactTiles(size_t n)
            (COMPACT_THREADS * COMPACT_ITEMS);
 }
 
-/* THREADS, ITEMS, SYNC and PF (lookbackPipelined's L2 prefetch, off)
- * have the production values by default; the maintainers' variants
+/* THREADS, ITEMS and SYNC have the production values by default, PF
+ * (the L2 prefetch, below) 0; the maintainers' variants
  * instantiate others (with THREADS + 32 threads a block and lookbackBytes
  * of their own tile count). */
 template <class Keep, int THREADS = COMPACT_THREADS,
@@ -120,24 +120,46 @@ compactPiped(const int *__restrict__ in, int *__restrict__ out, size_t n,
         finish, stash);
 }
 
+/* THE L2 PREFETCH. prefetch 1: with each tile's loads, the tile threads
+ * ask the L2 for the tile taken a round later (lookbackPipelined's PF 1),
+ * so that its loads find it there. The production choice
+ * (compactPrefetchFor): on where a round's tiles, grid x a tile, fit in a
+ * quarter of the L2 (l2Bytes), so that the lines fetched are still there
+ * when their tile is read; off on a small L2 (NOTES.md, "The L2
+ * prefetch"). Either way the output is the same. */
+template <class Keep>
+constexpr auto compactKernel(int prefetch)
+{
+    return prefetch ? compactPiped<Keep, COMPACT_THREADS, COMPACT_ITEMS,
+                                   PIPE_NAMED, 1>
+                    : compactPiped<Keep>;
+}
+
+inline int compactPrefetchFor(size_t l2Bytes, unsigned grid)
+{
+    return (size_t)grid * COMPACT_THREADS * COMPACT_ITEMS * sizeof(int) <=
+           l2Bytes / 4;
+}
+
 /* One compaction on stream s: the memset of the look-back's state, then
  * the kernel on min(grid, tiles) blocks (grid >= 1: as many as fit on the
- * GPU at once is the production choice). n = 0 writes 0 to *count and
- * launches nothing. Returns the first error (the launch's configuration
- * errors included; a fault inside the kernel shows at the next
- * synchronising call). */
+ * GPU at once is the production choice), with the L2 prefetch or without
+ * (above). n = 0 writes 0 to *count and launches nothing. Returns the
+ * first error (the launch's configuration errors included; a fault inside
+ * the kernel shows at the next synchronising call). */
 template <class Keep>
 cudaError_t compactPipedRun(const int *in, int *out, size_t n,
                             unsigned long long *state, int *count,
-                            unsigned grid, unsigned stallNs, cudaStream_t s)
+                            unsigned grid, int prefetch, unsigned stallNs,
+                            cudaStream_t s)
 {
     if (n == 0) return cudaMemsetAsync(count, 0, sizeof(int), s);
     const size_t tiles = compactTiles(n);
     const cudaError_t e = cudaMemsetAsync(state, 0, lookbackBytes(tiles), s);
     if (e != cudaSuccess) return e;
-    compactPiped<Keep><<<tiles < grid ? (unsigned)tiles : grid,
-                         COMPACT_BLOCK, 0, s>>>(in, out, n, state, count,
-                                                stallNs);
+    compactKernel<Keep>(prefetch)<<<tiles < grid ? (unsigned)tiles : grid,
+                                    COMPACT_BLOCK, 0, s>>>(in, out, n, state,
+                                                           count, stallNs);
     return cudaGetLastError();
 }
 

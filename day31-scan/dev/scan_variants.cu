@@ -147,8 +147,7 @@ static const Config configs[] = {
     {"256 x 24 ring of bulk copies, 2 blocks an SM", RING(256, 24, 2)},
     {"256 x 24 ring of bulk copies, 3 blocks an SM", RING(256, 24, 3)},
     {"256 x 16 ring of bulk copies, 1 block an SM", RING(256, 16, 1)},
-    {"256 x 16 ring of bulk copies, 2 blocks an SM (production, sm_90)",
-     RING(256, 16, 2)},
+    {"256 x 16 ring of bulk copies, 2 blocks an SM", RING(256, 16, 2)},
     {"256 x 16 ring of bulk copies, 3 blocks an SM", RING(256, 16, 3)},
     {"256 x 24 piped, relaxed, window 32, L2 prefetch 1 round ahead",
      PIPEDPF(256, 24, PIPE_NAMED, 1)},
@@ -157,7 +156,7 @@ static const Config configs[] = {
     {"256 x 32 piped, relaxed, window 32, L2 prefetch 1 round ahead",
      PIPEDPF(256, 32, PIPE_NAMED, 1)},
     {"256 x 16 ring of bulk copies, 2 blocks an SM, L2 prefetch 1 round "
-     "ahead",
+     "ahead (production, sm_90)",
      RINGPF(256, 16, 2, 1)},
     {"256 x 16 ring of bulk copies, 2 blocks an SM, L2 prefetch 2 rounds "
      "ahead",
