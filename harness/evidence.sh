@@ -23,6 +23,9 @@
 #              tool's corpus run in "top" (or, without it, that run)
 #   class      a class of 100 copies of the reference solution, timed, with
 #              and without compute-sanitizer's run (its cost)
+#   ptx        harness/ptx-checks.sh: the course built as compute_75, then
+#              compute_80 PTX and checked on this GPU (the older GPUs'
+#              source paths); last, since it leaves the build at compute_80
 # With no PART, all of them in that order. The labs' --check output is in
 # top's transcript (make check runs each). Set COMMIT to the commit being
 # captured (the GPU machine's copy of the tree has no .git) and ARCH to
@@ -30,9 +33,9 @@
 # folders (day31-scan/evidence-h200.txt, ...; named for the GPU) and commit
 # them.
 set -u
-dest=${1:?usage: evidence.sh DEST [top|day31|onepass|day33|threeway|grading|class]...}
+dest=${1:?usage: evidence.sh DEST [top|day31|onepass|day33|threeway|grading|class|ptx]...}
 shift
-parts=${*:-top day31 onepass day33 threeway grading class}
+parts=${*:-top day31 onepass day33 threeway grading class ptx}
 cd "$(dirname "$0")/.." || exit 2
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
@@ -157,6 +160,10 @@ for part in $parts; do
     class)
         # The grading tool's own script: class.txt (see its opening comment).
         bash harness/grade-tests/gpu-dev.sh --only class "$dest"
+        ;;
+    ptx)
+        BUILD_LINE="bash harness/ptx-checks.sh (make -j all ARCH=compute_75, then compute_80)" \
+            $cap "$dest/ptx-checks.txt" bash harness/ptx-checks.sh
         ;;
     *) echo "evidence.sh: unknown part $part"; exit 2 ;;
     esac
