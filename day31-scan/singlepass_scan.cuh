@@ -129,9 +129,9 @@ singlePassScanRing(const int *in, int *out, size_t n,
  *   where the kernel was compiled for sm_90 or newer, the GPU is one, at
  *   least two stages fit, and n is at least SCAN_RING_MIN_N. With each
  *   tile's copy the loader asks the L2 for the tile taken a round later
- *   (ringPipelined's PF 1) where a round's tiles (grid x tile ints) fit in
- *   a quarter of the L2, so that its lines are still there when read (the
- *   plan's prefetch; the self-check runs the ring both ways).
+ *   (ringPipelined's PF 1) where a round's tiles fit in a quarter of the
+ *   L2 (tile.cuh's prefetchRoundFits; the plan's prefetch, which the
+ *   self-check runs both ways).
  * - The piped loop (above): tiles of 256 x 24 ints, everywhere else (the
  *   T4's sm_75, the A100's sm_80, a PTX build for them, n below that);
  *   no L2 prefetch (there it lost).
@@ -238,8 +238,9 @@ inline int singlePassPlanCreateOn(SinglePassPlan *p, const hx_device *dev,
     HX_CHECK(cudaMalloc(&p->state, lookbackBytes(p->tiles)));
     p->grid = p->tiles < resident ? (unsigned)(p->tiles ? p->tiles : 1)
                                   : resident;
-    const size_t round = (size_t)p->grid * p->tile * sizeof(int);
-    p->prefetch = path == SINGLE_PASS_RING && round <= dev->l2_bytes / 4;
+    p->prefetch = path == SINGLE_PASS_RING &&
+                  prefetchRoundFits(p->grid * p->tile * sizeof(int),
+                                    dev->l2_bytes);
     return 1;
 }
 

@@ -124,9 +124,8 @@ compactPiped(const int *__restrict__ in, int *__restrict__ out, size_t n,
  * ask the L2 for the tile taken a round later (lookbackPipelined's PF 1),
  * so that its loads find it there. The production choice
  * (compactPrefetchFor): on where a round's tiles, grid x a tile, fit in a
- * quarter of the L2 (l2Bytes), so that the lines fetched are still there
- * when their tile is read; off on a small L2 (NOTES.md, "The L2
- * prefetch"). Either way the output is the same. */
+ * quarter of the L2 (day 31's prefetchRoundFits, tile.cuh); off on a small
+ * L2. Either way the output is the same. */
 template <class Keep>
 constexpr auto compactKernel(int prefetch)
 {
@@ -137,8 +136,8 @@ constexpr auto compactKernel(int prefetch)
 
 inline int compactPrefetchFor(size_t l2Bytes, unsigned grid)
 {
-    return (size_t)grid * COMPACT_THREADS * COMPACT_ITEMS * sizeof(int) <=
-           l2Bytes / 4;
+    return prefetchRoundFits(
+        (size_t)grid * COMPACT_THREADS * COMPACT_ITEMS * sizeof(int), l2Bytes);
 }
 
 /* One compaction on stream s: the memset of the look-back's state, then
