@@ -301,7 +301,6 @@ static int selfCheck(hx_bench *b)
 
 static int timeRows(hx_bench *b)
 {
-    char title[200];
     /* The default n from 8 ints a slot and a byte: P's buffers and more. */
     const size_t n = hx_bench_timing_n(b, 33, problemBytes, NULL);
     if (n == (size_t)-1 || !problemCreate(b, n)) return HX_EXIT_NOMEM;
@@ -312,14 +311,11 @@ static int timeRows(hx_bench *b)
            split3Tiles<Split3>(n), Split3::TILE, P.grid, SPLIT3_NAME);
     hx_row rows[HX_BENCH_MAX_ROWS];
     const int rc = hx_bench_measure(b, rows, declareRows(rows, 0, 0), 0);
-    snprintf(title, sizeof title, "three-way split of n = %zu ints, %d runs "
-             "interleaved after %d warm-ups", n, b->opts->runs,
-             b->opts->warmup);
     const char *const notes[] = {
         "x floor: over the row's own bytes at the memcpy's bandwidth: 2n "
         "ints for a copy and CUB, n for a counting pass, 3n for the one pass "
         "(count, then place), about 16n for the two-scan split", NULL};
-    hx_bench_table(b, title, notes);
+    hx_bench_table(b, "three-way split", notes);
     problemDestroy();
     return rc;
 }
