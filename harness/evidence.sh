@@ -23,6 +23,11 @@
 #              tool's corpus run in "top" (or, without it, that run)
 #   class      a class of 100 copies of the reference solution, timed, with
 #              and without compute-sanitizer's run (its cost)
+#   broken     the planted fault (-DLOOKBACK_BROKEN: a look-back takes an
+#              aggregate for a prefix) in each single pass, built as the
+#              days' gpu-dev scripts build it (day 31's and the one-pass
+#              split's for sm_90 only): scan, compaction and split3-variants
+#              --check at 1228803, each of which must fail (exit 1)
 #   ptx        harness/ptx-checks.sh: the course built as compute_75, then
 #              compute_80 PTX and checked on this GPU (the older GPUs'
 #              source paths); last, since it leaves the build at compute_80
@@ -33,9 +38,9 @@
 # folders (day31-scan/evidence-h200.txt, ...; named for the GPU) and commit
 # them.
 set -u
-dest=${1:?usage: evidence.sh DEST [top|day31|onepass|day33|threeway|grading|class|ptx]...}
+dest=${1:?usage: evidence.sh DEST [top|day31|onepass|day33|threeway|grading|class|broken|ptx]...}
 shift
-parts=${*:-top day31 onepass day33 threeway grading class ptx}
+parts=${*:-top day31 onepass day33 threeway grading class broken ptx}
 cd "$(dirname "$0")/.." || exit 2
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
@@ -160,6 +165,19 @@ for part in $parts; do
     class)
         # The grading tool's own script: class.txt (see its opening comment).
         bash harness/grade-tests/gpu-dev.sh --only class "$dest"
+        ;;
+    broken)
+        # Built quietly (their logs under DEST/broken), then each check
+        # run: the transcript shows each failure and its exit code, 1.
+        t=$dest/broken.txt
+        OUT=$dest/broken bash day31-scan/gpu-dev.sh broken-build >/dev/null
+        make -s -C day33-compaction dev/compaction-broken \
+            >>"$dest/build.log" 2>&1
+        OUT=$dest/broken bash $ex/solution/gpu-dev-onepass.sh broken-build \
+            >/dev/null
+        $cap "$t" ./day31-scan/build/broken/scan --check --n 1228803
+        $cap "$t" ./day33-compaction/dev/compaction-broken --check --n 1228803
+        $cap "$t" ./$ex/build/onepass/split3-variants-broken --check --n 1228803
         ;;
     ptx)
         BUILD_LINE="bash harness/ptx-checks.sh (make -j all ARCH=compute_75, then compute_80)" \
