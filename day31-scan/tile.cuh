@@ -234,18 +234,6 @@ template <int BLOCK, int ITEMS> struct StripedTile {
  * tool that checks addresses sees only valid ones. Used, where a kernel
  * asks for it (its PF parameter), to fetch the tile it will load a round
  * or a few tiles later. */
-/* Host: whether a prefetch a round ahead is on for a kernel whose round
- * of tiles (its grid x a tile) is roundBytes: where that fits in a quarter
- * of the L2 (l2Bytes, read from the device), so that the lines fetched
- * are still there when their tile is read, after a round of the other
- * blocks' traffic (NOTES.md, "An L2 prefetch a round ahead"). The
- * production scan's ring and day 33's single-pass compaction decide by
- * it. */
-inline bool prefetchRoundFits(size_t roundBytes, size_t l2Bytes)
-{
-    return roundBytes <= l2Bytes / 4;
-}
-
 template <int SIZE, int THREADS>
 __device__ inline void prefetchTileL2(const int *in, size_t tile, size_t n,
                                       unsigned t)
@@ -262,6 +250,18 @@ __device__ inline void prefetchTileL2(const int *in, size_t tile, size_t n,
         asm volatile("prefetch.global.L2 [%0];" ::"l"(
             __cvta_generic_to_global(a)));
     }
+}
+
+/* Host: whether a prefetch a round ahead is on for a kernel whose round
+ * of tiles (its grid x a tile) is roundBytes: where that fits in a quarter
+ * of the L2 (l2Bytes, read from the device), so that the lines fetched
+ * are still there when their tile is read, after a round of the other
+ * blocks' traffic (NOTES.md, "An L2 prefetch a round ahead"). The
+ * production scan's ring and day 33's single-pass compaction decide by
+ * it. */
+inline bool prefetchRoundFits(size_t roundBytes, size_t l2Bytes)
+{
+    return roundBytes <= l2Bytes / 4;
 }
 
 /* ------------------------------------------------------------------------
